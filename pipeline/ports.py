@@ -1,0 +1,101 @@
+"""Protocols the pipeline depends on (DESIGN.md). The same ``Retriever`` runs with models
+called in-process or through Ray Serve handles; nothing in ``pipeline/`` knows which.
+
+All methods are async: an implementation backed by a blocking call runs it in a thread.
+Vectors are numpy ``float32`` arrays, L2-normalised, shape ``(n, d)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from pipeline.schema import DocumentRecord, Node, NodeWithScore, ScopeFilter
+
+__all__ = ["CrossEncoder", "DocumentRegistry", "ImageEncoder", "TextEncoder", "VectorStore"]
+
+
+@runtime_checkable
+class TextEncoder(Protocol):
+    """One embedding role (text or SMILES).
+
+    ``encode(texts, titles=None) -> (n, d) float32``, L2-normalised. ``titles`` is given
+    for document-side encoding where the model takes ``[title, text]`` pairs (MedCPT
+    article encoder); encoders that do not use titles ignore it.
+
+    Raises:
+        pipeline.errors.BackendUnavailable: the model cannot run.
+        pipeline.errors.InvalidInput: an input the model cannot take (e.g. bad SMILES).
+    """
+
+    dimension: int
+
+    async def encode(
+        self, texts: Sequence[str], titles: Sequence[str] | None = None
+    ) -> np.ndarray: ...
+
+
+@runtime_checkable
+class ImageEncoder(Protocol):
+    """An image embedding role. ``encode_images(images) -> (n, d) float32`` from encoded
+    image bytes (PNG, JPEG, ...); ``encode_texts`` exists only for models with a text tower
+    (BiomedCLIP, R-XM-1) and raises ``InvalidInput`` otherwise (UNI2, R-XM-2)."""
+
+    dimension: int
+
+    async def encode_images(self, images: Sequence[bytes]) -> np.ndarray: ...
+
+    async def encode_texts(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class CrossEncoder(Protocol):
+    """The cross-encoder role. ``score(query, texts, titles=None) -> (n,) float32``, one
+    raw relevance score (logit) per text, in order (R-T2-3)."""
+
+    async def score(
+        self, query: str, texts: Sequence[str], titles: Sequence[str] | None = None
+    ) -> np.ndarray: ...
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """Vector collections (Milvus). Dense scores are cosine similarity normalised to
+    [0, 1] (R-HYB-2); lexical scores are BM25, positive, best first."""
+
+    async def search_dense(
+        self,
+        collection: str,
+        vector: np.ndarray,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]: ...
+
+    async def search_lexical(
+        self, collection: str, query_text: str, top_k: int, scope: ScopeFilter | None = None
+    ) -> list[NodeWithScore]: ...
+
+    async def upsert(self, collection: str, nodes: Sequence[Node], vectors: np.ndarray) -> int: ...
+
+    async def count(self, collection: str) -> int: ...
+
+    async def has_collection(self, collection: str) -> bool: ...
+
+
+@runtime_checkable
+class DocumentRegistry(Protocol):
+    """The PostgreSQL ``documents`` registry (R-ING-6)."""
+
+    async def lookup_document_ids_by_name_terms(
+        self, terms: Sequence[str], kb_name: str | Sequence[str] | None = None,
+        namespace: str | None = "biomed",
+    ) -> list[str]: ...
+
+    async def lookup_documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]: ...
+
+    async def collections_for_scope(self, scope: ScopeFilter) -> list[tuple[str, str]]: ...
+
+    async def register_documents(self, records: Sequence[DocumentRecord]) -> int: ...

@@ -1,0 +1,316 @@
+"""Pydantic models for the retrieval pipeline: one model per concept (DESIGN.md module map).
+
+Scoring code never mutates a node: it returns copies (``model_copy(update=...)``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+)
+
+__all__ = [
+    "CHUNK_METADATA_KEYS",
+    "Chunk",
+    "CollectionQueryPlan",
+    "DocAgg",
+    "DocumentRecord",
+    "ExpandedQuery",
+    "Node",
+    "NodeWithScore",
+    "QueryRetrievalIntent",
+    "QueryRouteDecision",
+    "ScopeFilter",
+    "ScoreParts",
+    "SearchRequest",
+    "SearchResponse",
+    "StageTrace",
+    "Workflow",
+    "parse_drug_list",
+]
+
+Workflow = Literal["chemical", "regulatory", "combination", "drug_entity", "general"]
+
+#: Chunk metadata keys every ingested node carries (R-ING-1).
+CHUNK_METADATA_KEYS: tuple[str, ...] = (
+    "node_id",
+    "source_chunk_id",
+    "document_id",
+    "path",
+    "file_name",
+    "document_name",
+    "source_uri",
+    "kb_name",
+    "tags",
+    "primary_drugs",
+    "biomed_section",
+    "content_summary",
+)
+
+
+def parse_drug_list(value: Any) -> list[str]:
+    """Normalise a ``primary_drugs`` value to a list of non-empty strings.
+
+    Accepts a list/tuple, a single string, or a JSON array string (R-T2-7); anything else
+    gives ``[]``. The one place metadata drug lists are parsed.
+    """
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple, set)):
+        return [str(item).strip() for item in value if str(item).strip()]
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return []
+        if text.startswith("["):
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, list):
+                return [str(item).strip() for item in parsed if str(item).strip()]
+        return [text]
+    return []
+
+
+class Node(BaseModel):
+    """A stored chunk: ``node_id``, its ``text`` and metadata with the R-ING-1 keys.
+
+    ``embedding`` optionally carries the stored document vector ((d,) float32 values, as a
+    tuple) returned by a dense search, so Tier-1 can reuse it instead of re-encoding
+    (DESIGN.md performance notes). It is never serialised.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    node_id: str
+    text: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    embedding: tuple[float, ...] | None = Field(default=None, exclude=True, repr=False)
+
+    def meta(self, key: str, default: Any = "") -> Any:
+        """Metadata value for ``key`` (``default`` when missing or None)."""
+        value = self.metadata.get(key)
+        return default if value is None else value
+
+    @property
+    def is_image(self) -> bool:
+        """True for image nodes (``metadata["modality"] == "image"``), which Tier-2 passes
+        through unscored (R-T2-1)."""
+        return self.metadata.get("modality") == "image"
+
+
+class NodeWithScore(BaseModel):
+    """A node with a score. The extra fields carry the evidence behind the score for the
+    response (R-REQ-5): the collection the node came from, vector (cosine, [0, 1]) and term
+    (lexical, [0, 1]) similarity, and the Tier-2 score parts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    node: Node
+    score: float
+    collection: str | None = None
+    vector_similarity: float | None = None
+    term_similarity: float | None = None
+    score_parts: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def node_id(self) -> str:
+        return self.node.node_id
+
+
+class QueryRetrievalIntent(BaseModel):
+    """Retrieval intent of one query (SPEC.md section 2), computed once per request
+    (R-INT-7)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workflow: Workflow = "general"
+    suppress_collections: tuple[str, ...] = ()
+    section_cues: tuple[str, ...] = ()
+    require_entity_match: bool = False
+
+
+class CollectionQueryPlan(BaseModel):
+    """Search one collection with one encoder role, ``top_k`` hits (SPEC.md section 3)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    collection: str
+    encoder: str
+    top_k: int = Field(20, ge=1)
+
+
+class QueryRouteDecision(BaseModel):
+    """The plans of one query plus retrieval hints (R-RT-10)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    plans: tuple[CollectionQueryPlan, ...] = ()
+    retrieval_hints: dict[str, Any] = Field(default_factory=dict)
+
+
+class ExpandedQuery(BaseModel):
+    """Dense query text, sparse terms and the intent (SPEC.md section 4)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    dense_query: str
+    sparse_terms: tuple[str, ...] = ()
+    intent: QueryRetrievalIntent = Field(default_factory=QueryRetrievalIntent)
+
+
+class ScopeFilter(BaseModel):
+    """Scope of a request: knowledge bases, document ids, tags (R-RT-12). Empty fields do
+    not restrict."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kb_names: tuple[str, ...] = ()
+    document_ids: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.kb_names or self.document_ids or self.tags)
+
+
+class DocumentRecord(BaseModel):
+    """A row of the PostgreSQL ``documents`` registry (R-ING-6)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    document_id: str
+    name: str
+    file_name: str = ""
+    source_uri: str = ""
+    kb_name: str = "default"
+    namespace: str = "biomed"
+    tags: tuple[str, ...] = ()
+    collections: tuple[str, ...] = ()
+    encoders: tuple[str, ...] = ()
+
+
+class StageTrace(BaseModel):
+    """One pipeline stage in the response trace: input and output sizes, time in ms, audit
+    decisions (``rrf_dedupe``, ``rerank_t2_domain``, ...), and whether it degraded."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    name: str
+    ms: float = 0.0
+    items_in: int = Field(0, serialization_alias="in", validation_alias=AliasChoices("in", "items_in"))
+    items_out: int = Field(
+        0, serialization_alias="out", validation_alias=AliasChoices("out", "items_out")
+    )
+    decisions: list[str] = Field(default_factory=list)
+    degraded: bool = False
+    error: str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class SearchRequest(BaseModel):
+    """``POST /v1/search`` body (R-REQ-1; field names follow RAGFlow's retrieval API).
+
+    Bounds that depend on configuration (query length, page size, top_k cap) are checked
+    by the ingress and ``Retriever`` against ``RequestSettings``; the static ones here.
+    """
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    query: str = Field(..., min_length=1, description="the question; 1..max_query_chars characters")
+    kb_ids: list[str] = Field(default_factory=list, max_length=64)
+    document_ids: list[str] = Field(default_factory=list, max_length=4096)
+    tags: list[str] = Field(default_factory=list, max_length=64)
+    page: int = Field(1, ge=1, le=1000)
+    page_size: int | None = Field(None, ge=1, le=1000, description="default: final_top_k (5)")
+    top_k: int = Field(1024, ge=1, le=1024, description="candidate pool cap")
+    similarity_threshold: float | None = Field(None, ge=0.0, le=1.0, description="default 0.2")
+    vector_similarity_weight: float | None = Field(
+        None, ge=0.0, le=1.0, description="dense weight; lexical weight is 1 - it (default 0.3)"
+    )
+    rerank: bool = True
+    highlight: bool = False
+    route_mode: Literal["hybrid", "text", "visual"] = "hybrid"
+    namespace: str = Field("biomed", min_length=1, max_length=64)
+
+    @field_validator("query")
+    @classmethod
+    def _normalise_query(cls, value: str) -> str:
+        # Assemble the query (SPEC.md 1.1): collapse whitespace, drop control characters.
+        cleaned = "".join(ch if ch.isprintable() or ch.isspace() else " " for ch in value)
+        cleaned = " ".join(cleaned.split())
+        if not cleaned:
+            raise ValueError("query must contain visible characters")
+        return cleaned
+
+    def scope(self) -> ScopeFilter:
+        return ScopeFilter(
+            kb_names=tuple(self.kb_ids), document_ids=tuple(self.document_ids),
+            tags=tuple(self.tags),
+        )
+
+
+class ScoreParts(BaseModel):
+    """Tier-2 parts of a chunk's score (R-T2-2) and its RRF score (R-RRF-1)."""
+
+    ce: float | None = None
+    entity: float | None = None
+    section: float | None = None
+    xdrug: float | None = None
+    rrf: float | None = None
+
+
+class Chunk(BaseModel):
+    """One result (R-REQ-5).
+
+    ``similarity`` is the final score the list is ordered by (Tier-2 fused score on
+    reranked pages, else the first-stage score). ``vector_similarity`` (cosine, [0, 1]) and
+    ``term_similarity`` (lexical, [0, 1]) are the dense and lexical evidence, and
+    ``relevance = w * vector_similarity + (1 - w) * term_similarity`` with
+    ``w = vector_similarity_weight`` is what ``similarity_threshold`` filters (R-REQ-4):
+    a pool-independent scale, unlike min-max-normalised cross-encoder scores.
+    """
+
+    chunk_id: str
+    content: str
+    document_id: str = ""
+    document_name: str = ""
+    kb_id: str = ""
+    collection: str = ""
+    biomed_section: str = ""
+    similarity: float
+    vector_similarity: float = 0.0
+    term_similarity: float = 0.0
+    relevance: float = 0.0
+    score_parts: ScoreParts = Field(default_factory=ScoreParts)
+    positions: list[int] = Field(default_factory=list)
+    highlight: str | None = None
+
+
+class DocAgg(BaseModel):
+    """Per document: how many of its chunks this response returned (R-REQ-5)."""
+
+    document_id: str
+    document_name: str
+    count: int
+
+
+class SearchResponse(BaseModel):
+    """``POST /v1/search`` response (R-REQ-5)."""
+
+    chunks: list[Chunk] = Field(default_factory=list)
+    doc_aggs: list[DocAgg] = Field(default_factory=list)
+    total: int = 0
+    page: int = 1
+    page_size: int = 5
+    intent: QueryRetrievalIntent = Field(default_factory=QueryRetrievalIntent)
+    route: list[CollectionQueryPlan] = Field(default_factory=list)
+    trace: list[StageTrace] = Field(default_factory=list)

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Create .venv and install biomed-search with pinned dependencies (idempotent).
+# torch/torchvision go first and pinned: pip takes them from local disk on the build
+# machine; a looser spec would download a different multi-GB build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+stamp=.venv/.setup-stamp
+want=$(cat pyproject.toml requirements.lock scripts/setup.sh | sha256sum | cut -c1-16)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  exit 0
+fi
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+PIP=".venv/bin/python -m pip"
+$PIP install -q --upgrade pip
+$PIP install -q torch==2.14.1 torchvision==0.29.1
+$PIP install -q -c requirements.lock -e '.[dev]'
+# rxnfp ships the offline SMILES BERT; its declared deps are not needed (and would pull old pins).
+$PIP install -q --no-deps rxnfp==0.1.0
+echo "$want" > "$stamp"
+echo "setup: .venv ready"

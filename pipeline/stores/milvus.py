@@ -1,0 +1,514 @@
+"""``VectorStore`` over Milvus (pymilvus): collections, upsert, dense and BM25 search.
+
+Works against the managed Milvus Lite server (:class:`~pipeline.stores.embedded.
+MilvusLiteServer`, the default) and any Milvus server by URI; the layout is in
+:mod:`pipeline.stores.milvus_schema`.
+
+Client choice (measured with pymilvus 3.0.2 / milvus-lite 3.2.2): ``AsyncMilvusClient``
+works against the Lite server for upsert, search, query, get, describe and delete, but
+its ``create_index`` waits through ``AllocTimestamp``, which Lite does not implement
+(``UNIMPLEMENTED``). So collection creation and drop go through the sync ``MilvusClient``
+in a worker thread, and the data plane uses ``AsyncMilvusClient``. An async client is
+bound to the event loop it was made in; the store keeps one per running loop.
+
+Scores: dense = cosine clipped to [0, 1] (R-HYB-2), also set as ``vector_similarity``;
+lexical = BM25, positive, best first (Lite returns negative distances; the sign is
+dropped). Scope filters are built by :mod:`pipeline.stores.expressions`: no value is
+pasted raw, and long document-id lists are split into several searches whose hits are
+merged (BM25 statistics are collection-wide, so scores of the parts compare).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+from pymilvus import AsyncMilvusClient, MilvusClient, MilvusException
+
+from pipeline.errors import BackendUnavailable
+from pipeline.schema import Node, NodeWithScore, ScopeFilter
+from pipeline.stores.expressions import (
+    DEFAULT_MAX_IDS_PER_EXPRESSION,
+    chunked,
+    in_list,
+    scope_expressions,
+)
+from pipeline.stores.milvus_schema import (
+    DENSE_FIELD,
+    SPARSE_FIELD,
+    CollectionInfo,
+    DenseIndex,
+    build_index_params,
+    build_schema,
+    collection_info_from_description,
+    cosine_to_unit,
+    entity_to_node,
+    node_to_row,
+    output_fields,
+)
+
+__all__ = ["CollectionInfo", "DenseIndex", "MilvusVectorStore"]
+
+MAX_TOP_K = 16384
+
+
+def _is_missing_collection(error: MilvusException) -> bool:
+    message = str(getattr(error, "message", error)).lower()
+    return getattr(error, "code", None) == 100 or "does not exist" in message or (
+        "not found" in message and "collection" in message
+    )
+
+
+class MilvusVectorStore:
+    """Milvus collections behind the ``VectorStore`` port (``pipeline/ports.py``).
+
+    Args:
+        uri: ``http://host:port`` of a Milvus (Lite) server.
+        token: auth token (``user:password``) for servers with auth; empty for Lite.
+        db_name: Milvus database; empty = the default one.
+        index: dense index; FLAT by default (the only reliable one on Lite).
+        collection_prefix: prepended to every collection name on the server, so that
+            several installs or test runs can share one server; the API takes and
+            returns logical names.
+        analyzer_params: BM25 analyser of the ``lexical_text`` field (Milvus
+            ``analyzer_params``); default the server's ``standard`` analyser.
+        max_ids_per_expression: document ids per filter expression (R-SUP-3 scopes with
+            more ids run several searches).
+        upsert_batch_rows / upsert_batch_bytes: one upsert request carries at most this
+            many rows / about this many bytes of text.
+        timeout_s: per-request timeout in seconds.
+    """
+
+    def __init__(
+        self,
+        uri: str,
+        *,
+        token: str = "",
+        db_name: str = "",
+        index: DenseIndex | None = None,
+        collection_prefix: str = "",
+        analyzer_params: Mapping[str, Any] | None = None,
+        max_ids_per_expression: int = DEFAULT_MAX_IDS_PER_EXPRESSION,
+        upsert_batch_rows: int = 512,
+        upsert_batch_bytes: int = 16 * 1024 * 1024,
+        timeout_s: float = 30.0,
+    ) -> None:
+        if max_ids_per_expression < 1 or upsert_batch_rows < 1 or upsert_batch_bytes < 1:
+            raise ValueError("batch and expression limits must be >= 1")
+        self.uri = uri
+        self._token = token
+        self._db_name = db_name
+        self.index = index or DenseIndex.flat()
+        self.collection_prefix = collection_prefix
+        self.analyzer_params = dict(analyzer_params) if analyzer_params else None
+        self.max_ids_per_expression = max_ids_per_expression
+        self.upsert_batch_rows = upsert_batch_rows
+        self.upsert_batch_bytes = upsert_batch_bytes
+        self.timeout_s = timeout_s
+        self._sync_client: MilvusClient | None = None
+        self._async_clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, AsyncMilvusClient
+        ] = weakref.WeakKeyDictionary()
+        self._infos: dict[str, CollectionInfo] = {}
+
+    # -- clients -----------------------------------------------------------------------
+    def _client(self) -> AsyncMilvusClient:
+        loop = asyncio.get_running_loop()
+        client = self._async_clients.get(loop)
+        if client is None:
+            client = AsyncMilvusClient(
+                uri=self.uri, token=self._token, db_name=self._db_name, timeout=self.timeout_s,
+            )
+            self._async_clients[loop] = client
+        return client
+
+    def _sync(self) -> MilvusClient:
+        if self._sync_client is None:
+            self._sync_client = MilvusClient(
+                uri=self.uri, token=self._token, db_name=self._db_name, timeout=self.timeout_s,
+            )
+        return self._sync_client
+
+    async def close(self) -> None:
+        """Close the current loop's async client and the sync client."""
+        loop = asyncio.get_running_loop()
+        client = self._async_clients.pop(loop, None)
+        if client is not None:
+            await client.close()
+        if self._sync_client is not None:
+            sync_client, self._sync_client = self._sync_client, None
+            await asyncio.to_thread(sync_client.close)
+
+    async def __aenter__(self) -> MilvusVectorStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @asynccontextmanager
+    async def _guard(self, operation: str, collection: str) -> AsyncIterator[None]:
+        """Map client errors to ``BackendUnavailable`` naming the operation."""
+        try:
+            yield
+        except MilvusException as error:
+            if _is_missing_collection(error):
+                self._infos.pop(collection, None)
+            raise BackendUnavailable(f"milvus {operation} on {collection!r}: {error}") from error
+        except (TimeoutError, OSError) as error:
+            raise BackendUnavailable(f"milvus {operation} on {collection!r}: {error}") from error
+
+    # -- collections -------------------------------------------------------------------
+    def physical_name(self, collection: str) -> str:
+        """Server-side name of logical ``collection`` (``collection_prefix`` + name)."""
+        if not collection:
+            raise ValueError("collection name must not be empty")
+        return f"{self.collection_prefix}{collection}"
+
+    async def describe(self, collection: str) -> CollectionInfo | None:
+        """Dimension and hybrid flag of ``collection``; None when it does not exist."""
+        cached = self._infos.get(collection)
+        if cached is not None:
+            return cached
+        name = self.physical_name(collection)
+        async with self._guard("describe", collection):
+            if not await self._client().has_collection(name):
+                return None
+            description = await self._client().describe_collection(name)
+        info = collection_info_from_description(description)
+        info = CollectionInfo(name=collection, dimension=info.dimension, hybrid=info.hybrid)
+        self._infos[collection] = info
+        return info
+
+    async def ensure_collection(self, name: str, dimension: int, hybrid: bool) -> CollectionInfo:
+        """Create ``name`` (schema in ``milvus_schema``) unless it exists; return its info.
+
+        Raises:
+            ValueError: it exists with another dimension or hybrid flag.
+            BackendUnavailable: the server does not answer.
+        """
+        existing = await self.describe(name)
+        if existing is None:
+            schema = build_schema(dimension, hybrid, self.analyzer_params)
+            index_params = build_index_params(self.index, hybrid)
+            physical = self.physical_name(name)
+
+            def create() -> None:
+                client = self._sync()
+                if not client.has_collection(physical):
+                    client.create_collection(
+                        physical, schema=schema, index_params=index_params,
+                        consistency_level="Strong",
+                    )
+
+            async with self._guard("create_collection", name):
+                await asyncio.to_thread(create)
+            self._infos.pop(name, None)
+            existing = await self.describe(name)
+            assert existing is not None
+        if existing.dimension != dimension or existing.hybrid != hybrid:
+            raise ValueError(
+                f"collection {name!r} exists with dimension {existing.dimension}, hybrid "
+                f"{existing.hybrid}; asked for dimension {dimension}, hybrid {hybrid}"
+            )
+        return existing
+
+    async def drop_collection(self, name: str) -> bool:
+        """Drop ``name``; True when it existed."""
+        physical = self.physical_name(name)
+        self._infos.pop(name, None)
+
+        def drop() -> bool:
+            client = self._sync()
+            if not client.has_collection(physical):
+                return False
+            client.drop_collection(physical)
+            return True
+
+        async with self._guard("drop_collection", name):
+            return await asyncio.to_thread(drop)
+
+    async def list_collections(self) -> list[str]:
+        """Logical names of the collections under ``collection_prefix``, sorted."""
+        async with self._guard("list_collections", "*"):
+            names = await self._client().list_collections()
+        prefix = self.collection_prefix
+        return sorted(name[len(prefix) :] for name in names if name.startswith(prefix))
+
+    async def has_collection(self, collection: str) -> bool:
+        return await self.describe(collection) is not None
+
+    async def health(self) -> dict[str, Any]:
+        """``{"ok": bool, "latency_ms": float, "collections": int, "error": str | None}``;
+        never raises."""
+        started = time.perf_counter()
+        try:
+            collections = await asyncio.wait_for(self.list_collections(), self.timeout_s)
+        except Exception as error:
+            return {
+                "ok": False, "latency_ms": (time.perf_counter() - started) * 1000,
+                "collections": 0, "error": str(error),
+            }
+        return {
+            "ok": True, "latency_ms": (time.perf_counter() - started) * 1000,
+            "collections": len(collections), "error": None,
+        }
+
+    async def _require(self, collection: str) -> CollectionInfo:
+        info = await self.describe(collection)
+        if info is None:
+            raise ValueError(f"collection {collection!r} does not exist (ensure_collection first)")
+        return info
+
+    # -- writes ------------------------------------------------------------------------
+    async def upsert(
+        self,
+        collection: str,
+        nodes: Sequence[Node],
+        vectors: np.ndarray,
+        lexical_texts: Sequence[str] | None = None,
+    ) -> int:
+        """Insert or replace ``nodes`` by ``node_id`` (idempotent: twice = one copy).
+
+        Args:
+            collection: an existing collection.
+            nodes: the chunks; a node id given twice keeps its last occurrence.
+            vectors: (n, d) float32 (any float dtype is converted), n = ``len(nodes)``,
+                d = the collection dimension, all finite.
+            lexical_texts: per node, the analysed text the BM25 function reads (hybrid
+                collections; the pipeline passes section titles / domain terms here,
+                R-REQ-6); default each node's text. Ignored for non-hybrid collections.
+
+        Returns:
+            Number of distinct nodes written.
+
+        Raises:
+            ValueError: a missing collection, a vector shape other than (n, d), non-finite
+                values, a ``lexical_texts`` length other than n, or a row that fails
+                validation (see ``milvus_schema.node_to_row``).
+            BackendUnavailable: the server does not answer.
+        """
+        info = await self._require(collection)
+        array = np.asarray(vectors, dtype=np.float32)
+        if array.ndim != 2 or array.shape != (len(nodes), info.dimension):
+            raise ValueError(
+                f"vectors for {collection!r} must have shape ({len(nodes)}, {info.dimension}), "
+                f"got {tuple(array.shape)}"
+            )
+        if not np.isfinite(array).all():
+            raise ValueError(f"vectors for {collection!r} contain NaN or infinite values")
+        if lexical_texts is not None and len(lexical_texts) != len(nodes):
+            raise ValueError(
+                f"lexical_texts has {len(lexical_texts)} items for {len(nodes)} nodes"
+            )
+        rows: dict[str, dict[str, Any]] = {}
+        for position, node in enumerate(nodes):
+            lexical = lexical_texts[position] if lexical_texts is not None else None
+            rows[node.node_id] = node_to_row(node, array[position], lexical, info.hybrid)
+        batch: list[dict[str, Any]] = []
+        batch_bytes = 0
+        for row in rows.values():
+            size = len(row["text"]) + len(row.get("lexical_text", "")) + 4 * info.dimension
+            if batch and (
+                len(batch) >= self.upsert_batch_rows or batch_bytes + size > self.upsert_batch_bytes
+            ):
+                await self._upsert_batch(collection, batch)
+                batch, batch_bytes = [], 0
+            batch.append(row)
+            batch_bytes += size
+        if batch:
+            await self._upsert_batch(collection, batch)
+        return len(rows)
+
+    async def _upsert_batch(self, collection: str, rows: list[dict[str, Any]]) -> None:
+        async with self._guard("upsert", collection):
+            await self._client().upsert(self.physical_name(collection), rows)
+
+    async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None:
+        """Delete every node of ``document_ids`` (re-ingest of a changed document).
+
+        Raises:
+            ValueError: an invalid id (see ``expressions.quote_value``).
+            BackendUnavailable: the server does not answer.
+        """
+        if not document_ids or await self.describe(collection) is None:
+            return
+        for chunk in chunked(document_ids, self.max_ids_per_expression):
+            async with self._guard("delete", collection):
+                await self._client().delete(
+                    self.physical_name(collection), filter=in_list("document_id", chunk)
+                )
+
+    # -- reads -------------------------------------------------------------------------
+    async def count(self, collection: str) -> int:
+        """Exact row count (strong consistency: reflects every finished upsert); 0 for a
+        missing collection."""
+        if await self.describe(collection) is None:
+            return 0
+        async with self._guard("count", collection):
+            result = await self._client().query(
+                self.physical_name(collection), filter="", output_fields=["count(*)"],
+                consistency_level="Strong",
+            )
+        return int(result[0]["count(*)"]) if result else 0
+
+    async def fetch(
+        self, collection: str, node_ids: Sequence[str], with_vectors: bool = False
+    ) -> list[Node]:
+        """The stored nodes of ``node_ids``, in the order asked (missing ids skipped)."""
+        info = await self.describe(collection)
+        if info is None or not node_ids:
+            return []
+        found: dict[str, Node] = {}
+        for chunk in chunked(node_ids, self.max_ids_per_expression):
+            async with self._guard("get", collection):
+                entities = await self._client().get(
+                    self.physical_name(collection), ids=chunk,
+                    output_fields=output_fields(info.hybrid, with_vectors),
+                )
+            for entity in entities:
+                node = entity_to_node(entity, with_vectors)
+                found[node.node_id] = node
+        return [found[node_id] for node_id in dict.fromkeys(node_ids) if node_id in found]
+
+    async def _search(
+        self,
+        collection: str,
+        info: CollectionInfo,
+        data: list[Any],
+        anns_field: str,
+        search_params: dict[str, Any],
+        top_k: int,
+        scope: ScopeFilter | None,
+        with_vectors: bool,
+    ) -> list[tuple[float, dict[str, Any]]]:
+        """Run one search per scope expression; hits as (raw distance, entity)."""
+        fields = output_fields(info.hybrid, with_vectors)
+        expressions = scope_expressions(scope, max_ids_per_expression=self.max_ids_per_expression)
+
+        async def one(expression: str | None) -> Any:
+            async with self._guard("search", collection):
+                return await self._client().search(
+                    self.physical_name(collection), data=data, anns_field=anns_field,
+                    limit=top_k, filter=expression or "", output_fields=fields,
+                    search_params=search_params,
+                )
+
+        results = await asyncio.gather(*(one(expression) for expression in expressions))
+        hits: list[tuple[float, dict[str, Any]]] = []
+        for result in results:
+            for hit in result[0] if result else []:
+                entity = dict(hit.get("entity") or {})
+                entity.setdefault("node_id", hit.get("id") or hit.get("node_id"))
+                hits.append((float(hit.get("distance", 0.0)), entity))
+        return hits
+
+    @staticmethod
+    def _check_top_k(top_k: int) -> None:
+        if not 1 <= top_k <= MAX_TOP_K:
+            raise ValueError(f"top_k must be in [1, {MAX_TOP_K}], got {top_k}")
+
+    async def search_dense(
+        self,
+        collection: str,
+        vector: np.ndarray,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
+        """Nearest chunks to ``vector`` by cosine, best first.
+
+        Args:
+            collection: logical collection name; a missing collection gives ``[]``.
+            vector: the (d,) or (1, d) float32 query vector (L2-normalised by the encoder).
+            top_k: hits wanted, 1..16384.
+            scope: kb names / document ids / tags (R-SUP-3, R-RT-12); None = everything.
+            with_vectors: fill ``Node.embedding`` with the stored (d,) vector (Tier-1
+                reuse, DESIGN.md performance notes).
+
+        Returns:
+            ``NodeWithScore`` list, ``score`` = ``vector_similarity`` = ``max(0, cos)``
+            in [0, 1] (R-HYB-2), ``collection`` set.
+
+        Raises:
+            ValueError: bad ``top_k``, a vector of the wrong size or non-finite, an invalid
+                scope value.
+            BackendUnavailable: the server does not answer.
+        """
+        self._check_top_k(top_k)
+        info = await self.describe(collection)
+        if info is None:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape != (info.dimension,) or not np.isfinite(query).all():
+            raise ValueError(
+                f"query vector for {collection!r} must be {info.dimension} finite floats, "
+                f"got shape {np.shape(vector)}"
+            )
+        hits = await self._search(
+            collection, info, [query.tolist()], DENSE_FIELD,
+            self.index.search_params_for(top_k), top_k, scope, with_vectors,
+        )
+        return self._ranked(collection, hits, top_k, with_vectors, dense=True)
+
+    async def search_lexical(
+        self,
+        collection: str,
+        query_text: str,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
+        """BM25 full-text search over ``lexical_text``, best first.
+
+        Returns ``[]`` for a missing or non-hybrid collection and for a blank query.
+        ``score`` is the positive BM25 score (not bounded; ``term_similarity`` is left to
+        the pipeline's [0, 1] ``sparse_score``, R-HYB-3).
+
+        Raises:
+            ValueError: bad ``top_k`` or an invalid scope value.
+            BackendUnavailable: the server does not answer.
+        """
+        self._check_top_k(top_k)
+        text = " ".join(query_text.split())
+        info = await self.describe(collection)
+        if info is None or not info.hybrid or not text:
+            return []
+        hits = await self._search(
+            collection, info, [text], SPARSE_FIELD, {"metric_type": "BM25"}, top_k, scope,
+            with_vectors,
+        )
+        return self._ranked(collection, hits, top_k, with_vectors, dense=False)
+
+    @staticmethod
+    def _ranked(
+        collection: str,
+        hits: list[tuple[float, dict[str, Any]]],
+        top_k: int,
+        with_vectors: bool,
+        dense: bool,
+    ) -> list[NodeWithScore]:
+        best: dict[str, tuple[float, dict[str, Any]]] = {}
+        for distance, entity in hits:
+            score = cosine_to_unit(distance) if dense else abs(distance)
+            node_id = str(entity.get("node_id"))
+            if node_id not in best or score > best[node_id][0]:
+                best[node_id] = (score, entity)
+        ordered = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:top_k]
+        return [
+            NodeWithScore(
+                node=entity_to_node(entity, with_vectors), score=score, collection=collection,
+                vector_similarity=score if dense else None,
+            )
+            for _, (score, entity) in ordered
+        ]

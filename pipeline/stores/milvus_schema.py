@@ -1,0 +1,265 @@
+"""Milvus collection layout and the conversion between ``Node`` and Milvus rows.
+
+One collection per row of SPEC.md section 0. Fields (``*`` = hybrid collections only):
+
+| field | type | holds |
+|---|---|---|
+| ``node_id`` | VARCHAR(512) primary key | the chunk id (R-ING-1) |
+| ``text`` | VARCHAR(65535) | the chunk text returned to users |
+| ``lexical_text`` * | VARCHAR(65535), analyser on | text the BM25 function reads |
+| ``sparse`` * | SPARSE_FLOAT_VECTOR | BM25 function output, ``SPARSE_INVERTED_INDEX`` / BM25 |
+| ``dense`` | FLOAT_VECTOR(dim) | the document vector, COSINE |
+| ``document_id`` | VARCHAR(512) | scalar filter ``document_id in [...]`` (R-SUP-3) |
+| ``kb_name`` | VARCHAR(256) | scope filter (R-RT-12) |
+| ``biomed_section`` | VARCHAR(256) | canonical section (R-ING-2, R-T2-6) |
+| ``tags`` | ARRAY<VARCHAR(256)>[64] | scope filter ``array_contains_any`` |
+| ``metadata`` | JSON | every other R-ING-1 key and any extra key |
+
+VARCHAR limits are checked in UTF-8 bytes (the stricter reading of Milvus' ``max_length``)
+before a row is sent, and a violation raises ``ValueError`` naming the node and field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from pymilvus import DataType, Function, FunctionType, MilvusClient
+from pymilvus.milvus_client.index import IndexParams
+
+from pipeline.schema import Node
+
+__all__ = [
+    "DENSE_FIELD",
+    "LEXICAL_FIELD",
+    "SCALAR_FIELDS",
+    "SPARSE_FIELD",
+    "CollectionInfo",
+    "DenseIndex",
+    "build_index_params",
+    "build_schema",
+    "collection_info_from_description",
+    "cosine_to_unit",
+    "entity_to_node",
+    "node_to_row",
+    "output_fields",
+]
+
+DENSE_FIELD = "dense"
+SPARSE_FIELD = "sparse"
+LEXICAL_FIELD = "lexical_text"
+TEXT_FIELD = "text"
+METADATA_FIELD = "metadata"
+NODE_ID_MAX_BYTES = 512
+TEXT_MAX_BYTES = 65535
+METADATA_MAX_BYTES = 65535
+TAG_MAX_BYTES = 256
+TAGS_MAX_COUNT = 64
+#: Scalar columns lifted out of ``Node.metadata`` (name -> VARCHAR byte limit).
+SCALAR_FIELDS: dict[str, int] = {"document_id": 512, "kb_name": 256, "biomed_section": 256}
+
+
+@dataclass(frozen=True)
+class DenseIndex:
+    """Index of the ``dense`` field and the parameters a search passes.
+
+    FLAT is the default: on Milvus Lite, HNSW / IVF / AUTOINDEX returned too few hits for
+    a filtered search on a reopened collection (DESIGN.md), FLAT returned all. Use
+    :meth:`hnsw` against a Milvus server.
+    """
+
+    index_type: str = "FLAT"
+    build_params: Mapping[str, Any] = field(default_factory=dict)
+    search_params: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def flat(cls) -> DenseIndex:
+        return cls()
+
+    @classmethod
+    def hnsw(cls, m: int = 16, ef_construction: int = 200, ef: int = 64) -> DenseIndex:
+        """HNSW; a search uses ``ef = max(ef, top_k)``."""
+        return cls("HNSW", {"M": m, "efConstruction": ef_construction}, {"ef": ef})
+
+    def search_params_for(self, top_k: int) -> dict[str, Any]:
+        params = dict(self.search_params)
+        if "ef" in params:
+            params["ef"] = max(int(params["ef"]), top_k)
+        return {"metric_type": "COSINE", "params": params}
+
+
+@dataclass(frozen=True)
+class CollectionInfo:
+    """What the store needs to know about an existing collection."""
+
+    name: str
+    dimension: int
+    hybrid: bool
+
+
+def build_schema(
+    dimension: int, hybrid: bool, analyzer_params: Mapping[str, Any] | None = None
+) -> Any:
+    """The ``CollectionSchema`` of a collection (see the module table).
+
+    Raises:
+        ValueError: ``dimension`` < 1.
+    """
+    if dimension < 1:
+        raise ValueError(f"dimension must be >= 1, got {dimension}")
+    schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
+    schema.add_field("node_id", DataType.VARCHAR, is_primary=True, max_length=NODE_ID_MAX_BYTES)
+    schema.add_field(TEXT_FIELD, DataType.VARCHAR, max_length=TEXT_MAX_BYTES)
+    if hybrid:
+        analyzer: dict[str, Any] = {"enable_analyzer": True}
+        if analyzer_params:
+            analyzer["analyzer_params"] = dict(analyzer_params)
+        schema.add_field(LEXICAL_FIELD, DataType.VARCHAR, max_length=TEXT_MAX_BYTES, **analyzer)
+        schema.add_field(SPARSE_FIELD, DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_function(
+            Function(
+                name="bm25", function_type=FunctionType.BM25,
+                input_field_names=[LEXICAL_FIELD], output_field_names=[SPARSE_FIELD],
+            )
+        )
+    schema.add_field(DENSE_FIELD, DataType.FLOAT_VECTOR, dim=dimension)
+    for name, max_bytes in SCALAR_FIELDS.items():
+        schema.add_field(name, DataType.VARCHAR, max_length=max_bytes)
+    schema.add_field(
+        "tags", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=TAGS_MAX_COUNT,
+        max_length=TAG_MAX_BYTES,
+    )
+    schema.add_field(METADATA_FIELD, DataType.JSON)
+    return schema
+
+
+def build_index_params(index: DenseIndex, hybrid: bool) -> IndexParams:
+    """Dense index (COSINE) plus, for hybrid collections, the BM25 sparse index."""
+    params = MilvusClient.prepare_index_params()
+    params.add_index(
+        field_name=DENSE_FIELD, index_type=index.index_type, metric_type="COSINE",
+        params=dict(index.build_params),
+    )
+    if hybrid:
+        params.add_index(
+            field_name=SPARSE_FIELD, index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
+        )
+    return params
+
+
+def collection_info_from_description(description: Mapping[str, Any]) -> CollectionInfo:
+    """Dimension and hybrid flag from ``describe_collection`` output.
+
+    Raises:
+        ValueError: the collection has no ``dense`` FLOAT_VECTOR field (not ours).
+    """
+    dimension = 0
+    hybrid = False
+    for item in description.get("fields", []):
+        if item.get("name") == DENSE_FIELD:
+            dimension = int(item.get("params", {}).get("dim", 0))
+        if item.get("name") == SPARSE_FIELD:
+            hybrid = True
+    name = str(description.get("collection_name", ""))
+    if dimension < 1:
+        raise ValueError(f"collection {name!r} has no '{DENSE_FIELD}' vector field")
+    return CollectionInfo(name=name, dimension=dimension, hybrid=hybrid)
+
+
+def output_fields(hybrid: bool, with_vectors: bool) -> list[str]:
+    """Fields a search or fetch returns (``lexical_text`` is never returned)."""
+    fields = ["node_id", TEXT_FIELD, *SCALAR_FIELDS, "tags", METADATA_FIELD]
+    if with_vectors:
+        fields.append(DENSE_FIELD)
+    return fields
+
+
+def _check_bytes(node_id: str, name: str, value: str, limit: int) -> str:
+    size = len(value.encode("utf-8"))
+    if size > limit:
+        raise ValueError(f"node {node_id!r}: {name} is {size} bytes (limit {limit})")
+    return value
+
+
+def node_to_row(
+    node: Node, vector: np.ndarray, lexical_text: str | None, hybrid: bool
+) -> dict[str, Any]:
+    """One Milvus row for ``node``.
+
+    Scalar fields come from ``node.metadata`` (missing -> ``""`` / ``[]``); the JSON
+    field holds the rest of the metadata.
+
+    Args:
+        node: the chunk.
+        vector: its (d,) float32 document vector.
+        lexical_text: text for the BM25 function (hybrid collections), default the text.
+        hybrid: whether the collection has the lexical fields.
+
+    Raises:
+        ValueError: an empty or over-long node id, over-long text / scalar / tag, too many
+            tags, metadata that is not JSON-serialisable or over 64 KiB.
+    """
+    node_id = node.node_id
+    if not node_id:
+        raise ValueError("node_id must not be empty")
+    _check_bytes(node_id, "node_id", node_id, NODE_ID_MAX_BYTES)
+    metadata = dict(node.metadata)
+    row: dict[str, Any] = {
+        "node_id": node_id,
+        TEXT_FIELD: _check_bytes(node_id, TEXT_FIELD, node.text, TEXT_MAX_BYTES),
+        DENSE_FIELD: vector.tolist(),
+    }
+    if hybrid:
+        lexical = node.text if lexical_text is None else lexical_text
+        row[LEXICAL_FIELD] = _check_bytes(node_id, LEXICAL_FIELD, lexical, TEXT_MAX_BYTES)
+    for name, limit in SCALAR_FIELDS.items():
+        value = metadata.pop(name, None)
+        row[name] = _check_bytes(node_id, name, "" if value is None else str(value), limit)
+    raw_tags = metadata.pop("tags", None) or []
+    if isinstance(raw_tags, str):
+        raw_tags = [raw_tags]
+    tags = [_check_bytes(node_id, "tag", str(tag), TAG_MAX_BYTES) for tag in raw_tags]
+    if len(tags) > TAGS_MAX_COUNT:
+        raise ValueError(f"node {node_id!r}: {len(tags)} tags (limit {TAGS_MAX_COUNT})")
+    row["tags"] = tags
+    metadata.pop("node_id", None)
+    try:
+        encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"node {node_id!r}: metadata is not JSON-serialisable: {error}") from None
+    _check_bytes(node_id, METADATA_FIELD, encoded, METADATA_MAX_BYTES)
+    row[METADATA_FIELD] = json.loads(encoded)
+    return row
+
+
+def entity_to_node(entity: Mapping[str, Any], with_vectors: bool) -> Node:
+    """Rebuild a ``Node`` from a search hit's or query's entity.
+
+    ``metadata`` = the JSON field plus ``node_id``, the scalar fields and ``tags`` (a
+    list). ``embedding`` = the stored vector as a tuple of floats when ``with_vectors``.
+    """
+    stored = entity.get(METADATA_FIELD) or {}
+    metadata: dict[str, Any] = dict(stored) if isinstance(stored, Mapping) else {}
+    node_id = str(entity.get("node_id", ""))
+    metadata["node_id"] = node_id
+    for name in SCALAR_FIELDS:
+        metadata[name] = entity.get(name) or ""
+    metadata["tags"] = list(entity.get("tags") or [])
+    embedding = None
+    if with_vectors and entity.get(DENSE_FIELD) is not None:
+        embedding = tuple(float(value) for value in entity[DENSE_FIELD])
+    return Node(
+        node_id=node_id, text=str(entity.get(TEXT_FIELD) or ""), metadata=metadata,
+        embedding=embedding,
+    )
+
+
+def cosine_to_unit(distance: float) -> float:
+    """Cosine similarity clipped to [0, 1] (R-HYB-2: ``max(0, cos)``, NaN -> 0)."""
+    if math.isnan(distance):
+        return 0.0
+    return min(1.0, max(0.0, float(distance)))

@@ -1,0 +1,71 @@
+"""Session fixtures: a real Milvus Lite server process and a real embedded PostgreSQL.
+
+Each server is started once per test session in a temporary data directory and stopped
+at the end; the teardown asserts that no server process is left behind (zombies waiting
+for init to reap them count as gone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import psutil
+import pytest
+
+from pipeline.stores.embedded import EmbeddedPostgres, MilvusLiteServer
+from pipeline.stores.milvus import MilvusVectorStore
+from pipeline.stores.registry import PostgresDocumentRegistry
+
+
+def _alive(processes: list[psutil.Process]) -> list[psutil.Process]:
+    left = []
+    for process in processes:
+        try:
+            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                left.append(process)
+        except psutil.NoSuchProcess:
+            pass
+    return left
+
+
+@pytest.fixture(scope="session")
+def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MilvusLiteServer]:
+    """A managed ``milvus-lite server`` on a free port; stopped and checked at the end."""
+    server = MilvusLiteServer(tmp_path_factory.mktemp("milvus-data")).start()
+    assert server.pid is not None
+    process = psutil.Process(server.pid)
+    try:
+        yield server
+    finally:
+        server.stop()
+        assert not _alive([process]), f"Milvus Lite server {process.pid} still running"
+
+
+@pytest.fixture(scope="session")
+async def milvus_store(milvus_server: MilvusLiteServer) -> AsyncIterator[MilvusVectorStore]:
+    """A ``MilvusVectorStore`` on the session server (collections prefixed ``it_``)."""
+    store = MilvusVectorStore(milvus_server.uri, collection_prefix="it_")
+    yield store
+    await store.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostgres]:
+    """An embedded PostgreSQL with a ``biomed_search`` database; stopped and checked."""
+    server = EmbeddedPostgres(tmp_path_factory.mktemp("postgres-data")).start()
+    assert server.pid is not None
+    postmaster = psutil.Process(server.pid)
+    processes = [postmaster, *postmaster.children(recursive=True)]
+    try:
+        yield server
+    finally:
+        server.stop()
+        left = _alive(processes)
+        assert not left, f"PostgreSQL processes still running: {[p.pid for p in left]}"
+
+
+@pytest.fixture(scope="session")
+async def registry(postgres_server: EmbeddedPostgres) -> AsyncIterator[PostgresDocumentRegistry]:
+    """A migrated ``PostgresDocumentRegistry`` on the session server."""
+    async with PostgresDocumentRegistry(postgres_server.dsn, max_size=4) as opened:
+        yield opened

@@ -1,0 +1,312 @@
+"""MilvusVectorStore against a real Milvus Lite server process (session fixture)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pipeline.errors import BackendUnavailable
+from pipeline.ports import VectorStore
+from pipeline.schema import CHUNK_METADATA_KEYS, Node, ScopeFilter
+from pipeline.stores.embedded import MilvusLiteServer
+from pipeline.stores.milvus import MilvusVectorStore
+
+pytestmark = pytest.mark.integration
+
+DIMENSION = 12
+HOSTILE = ['" or 1==1 or "', 'a"b', "a'b", "[x]", "back\\slash", "ünï 中文", "x') or true --"]
+
+
+def _name(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:8]}"
+
+
+def _unit(rows: int, seed: int) -> np.ndarray:
+    vectors = np.random.default_rng(seed).normal(size=(rows, DIMENSION)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _node(index: int, text: str = "", **metadata: Any) -> Node:
+    base: dict[str, Any] = {
+        "document_id": f"doc-{index % 5}", "kb_name": "kb-a" if index % 2 else "kb-b",
+        "tags": ["even"] if index % 2 == 0 else ["odd"], "biomed_section": "warnings",
+    }
+    base.update(metadata)
+    text = text or f"chunk number {index} about aspirin"
+    return Node(node_id=f"n{index}", text=text, metadata=base)
+
+
+async def _filled(store: MilvusVectorStore, rows: int = 40, hybrid: bool = True) -> str:
+    name = _name("c")
+    await store.ensure_collection(name, DIMENSION, hybrid=hybrid)
+    await store.upsert(name, [_node(i) for i in range(rows)], _unit(rows, seed=1))
+    return name
+
+
+async def test_store_satisfies_the_port(milvus_store: MilvusVectorStore) -> None:
+    assert isinstance(milvus_store, VectorStore)
+
+
+async def test_upsert_twice_gives_one_copy(milvus_store: MilvusVectorStore) -> None:
+    name = _name("idem")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
+    nodes = [_node(i) for i in range(25)]
+    vectors = _unit(25, seed=2)
+    assert await milvus_store.upsert(name, nodes, vectors) == 25
+    assert await milvus_store.upsert(name, nodes, vectors) == 25
+    assert await milvus_store.count(name) == 25
+    changed = [nodes[0].model_copy(update={"text": "replaced text"})]
+    await milvus_store.upsert(name, changed, vectors[:1])
+    assert await milvus_store.count(name) == 25
+    (fetched,) = await milvus_store.fetch(name, ["n0"])
+    assert fetched.text == "replaced text"
+
+
+async def test_upsert_keeps_last_of_duplicate_ids_in_one_call(
+    milvus_store: MilvusVectorStore,
+) -> None:
+    name = _name("dup")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=False)
+    nodes = [_node(1, text="first"), _node(1, text="second")]
+    assert await milvus_store.upsert(name, nodes, _unit(2, seed=3)) == 1
+    assert [node.text for node in await milvus_store.fetch(name, ["n1"])] == ["second"]
+
+
+async def test_upsert_batches_large_inputs(milvus_server: MilvusLiteServer) -> None:
+    store = MilvusVectorStore(milvus_server.uri, collection_prefix="it_", upsert_batch_rows=7)
+    name = _name("batch")
+    await store.ensure_collection(name, DIMENSION, hybrid=True)
+    assert await store.upsert(name, [_node(i) for i in range(50)], _unit(50, seed=4)) == 50
+    assert await store.count(name) == 50
+    await store.close()
+
+
+async def test_upsert_rejects_wrong_vector_shape(milvus_store: MilvusVectorStore) -> None:
+    name = _name("shape")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=False)
+    nodes = [_node(i) for i in range(3)]
+    with pytest.raises(ValueError, match=r"shape \(3, 12\)"):
+        await milvus_store.upsert(name, nodes, np.zeros((3, DIMENSION - 1), np.float32))
+    with pytest.raises(ValueError, match=r"shape \(3, 12\)"):
+        await milvus_store.upsert(name, nodes, np.zeros((2, DIMENSION), np.float32))
+    bad = _unit(3, seed=5)
+    bad[1, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        await milvus_store.upsert(name, nodes, bad)
+    with pytest.raises(ValueError, match="lexical_texts"):
+        await milvus_store.upsert(name, nodes, _unit(3, seed=5), lexical_texts=["a"])
+    assert await milvus_store.count(name) == 0
+
+
+async def test_upsert_into_missing_collection_raises(milvus_store: MilvusVectorStore) -> None:
+    with pytest.raises(ValueError, match="does not exist"):
+        await milvus_store.upsert(_name("none"), [_node(0)], _unit(1, seed=6))
+
+
+async def test_ensure_collection_rejects_other_dimension(milvus_store: MilvusVectorStore) -> None:
+    name = _name("dim")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
+    again = await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
+    assert again.dimension == DIMENSION
+    with pytest.raises(ValueError, match="dimension"):
+        await milvus_store.ensure_collection(name, DIMENSION + 4, hybrid=True)
+    assert name in await milvus_store.list_collections()
+    assert await milvus_store.drop_collection(name) is True
+    assert not await milvus_store.has_collection(name)
+    assert await milvus_store.drop_collection(name) is False
+
+
+async def test_r_hyb_2_dense_scores_in_unit_interval_best_first(
+    milvus_store: MilvusVectorStore,
+) -> None:
+    name = _name("dense")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=False)
+    vectors = _unit(30, seed=7)
+    vectors[29] = -vectors[0]  # cosine -1 to the query: clipped to 0
+    await milvus_store.upsert(name, [_node(i) for i in range(30)], vectors)
+    hits = await milvus_store.search_dense(name, vectors[0], top_k=30)
+    assert len(hits) == 30
+    assert hits[0].node_id == "n0" and hits[0].score == pytest.approx(1.0, abs=1e-5)
+    scores = [hit.score for hit in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0.0 <= score <= 1.0 for score in scores)
+    assert all(hit.vector_similarity == hit.score and hit.collection == name for hit in hits)
+    expected = np.clip(vectors @ vectors[0], 0, 1)  # negative cosines (n29: -1) become 0
+    by_id = {hit.node_id: hit.score for hit in hits}
+    assert by_id["n29"] == 0.0
+    for index in range(30):
+        assert by_id[f"n{index}"] == pytest.approx(float(expected[index]), abs=1e-5)
+
+
+async def test_with_vectors_returns_the_stored_vectors(milvus_store: MilvusVectorStore) -> None:
+    name = await _filled(milvus_store)
+    stored = _unit(40, seed=1)
+    hits = await milvus_store.search_dense(name, stored[3], top_k=5, with_vectors=True)
+    for hit in hits:
+        index = int(hit.node_id[1:])
+        assert hit.node.embedding is not None
+        np.testing.assert_allclose(hit.node.embedding, stored[index], rtol=1e-6)
+    plain = await milvus_store.search_dense(name, stored[3], top_k=5)
+    assert all(hit.node.embedding is None for hit in plain)
+    lexical = await milvus_store.search_lexical(name, "aspirin", top_k=3, with_vectors=True)
+    assert lexical and all(hit.node.embedding is not None for hit in lexical)
+    fetched = await milvus_store.fetch(name, ["n7", "missing", "n2"], with_vectors=True)
+    assert [node.node_id for node in fetched] == ["n7", "n2"]
+    np.testing.assert_allclose(fetched[0].embedding, stored[7], rtol=1e-6)
+
+
+async def test_metadata_round_trips_every_ing_1_key(milvus_store: MilvusVectorStore) -> None:
+    name = _name("meta")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
+    metadata: dict[str, Any] = {
+        "node_id": "chunk-1", "source_chunk_id": "src-1", "document_id": "doc-x",
+        "path": "labels/tagrisso.md#warnings", "file_name": "tagrisso.md",
+        "document_name": "Tagrisso (osimertinib) — EMA package leaflet",
+        "source_uri": "file:///data/tagrisso.md", "kb_name": "oncology", "tags": ["ema", "lung"],
+        "primary_drugs": ["osimertinib"], "biomed_section": "warnings",
+        "content_summary": "Warnings for osimertinib", "title": "Tagrisso", "modality": "text",
+        "smiles": "C=CC(=O)Nc1cc", "positions": [3, 4],
+    }
+    assert set(CHUNK_METADATA_KEYS) <= set(metadata)
+    node = Node(node_id="chunk-1", text="QT prolongation was reported.", metadata=metadata)
+    vector = _unit(1, seed=8)
+    await milvus_store.upsert(name, [node], vector)
+    (hit,) = await milvus_store.search_dense(name, vector[0], top_k=1)
+    assert hit.node.text == node.text
+    assert hit.node.metadata == metadata
+    (lexical,) = await milvus_store.search_lexical(name, "prolongation", top_k=1)
+    assert lexical.node.metadata == metadata
+
+
+async def test_bm25_finds_an_exact_rare_term(milvus_store: MilvusVectorStore) -> None:
+    name = _name("bm25")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
+    rng = np.random.default_rng(9)
+    words = [f"word{i}" for i in range(200)]
+    nodes = [_node(i, text=" ".join(rng.choice(words, 25))) for i in range(200)]
+    nodes[137] = _node(137, text=" ".join(rng.choice(words, 25)) + " tepotinib")
+    await milvus_store.upsert(name, nodes, _unit(200, seed=10))
+    hits = await milvus_store.search_lexical(name, "tepotinib", top_k=10)
+    assert [hit.node_id for hit in hits] == ["n137"]
+    assert hits[0].score > 0 and hits[0].vector_similarity is None
+    common = await milvus_store.search_lexical(name, "word1 word2 word3", top_k=20)
+    scores = [hit.score for hit in common]
+    assert len(common) == 20 and all(score > 0 for score in scores)
+    assert scores == sorted(scores, reverse=True)
+
+
+async def test_lexical_texts_feed_bm25_and_text_is_returned(
+    milvus_store: MilvusVectorStore,
+) -> None:
+    name = _name("lex")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
+    nodes = [_node(0, text="Display text only."), _node(1, text="Another chunk.")]
+    lexical = ["warnings warnings osimertinib tagrisso", "dosage"]
+    await milvus_store.upsert(name, nodes, _unit(2, seed=11), lexical_texts=lexical)
+    hits = await milvus_store.search_lexical(name, "tagrisso", top_k=5)
+    assert [hit.node_id for hit in hits] == ["n0"]
+    assert hits[0].node.text == "Display text only."
+    assert await milvus_store.search_lexical(name, "display", top_k=5) == []
+
+
+async def test_lexical_search_empty_cases(milvus_store: MilvusVectorStore) -> None:
+    dense_only = await _filled(milvus_store, rows=5, hybrid=False)
+    hybrid = await _filled(milvus_store, rows=5, hybrid=True)
+    assert await milvus_store.search_lexical(dense_only, "aspirin", top_k=5) == []
+    assert await milvus_store.search_lexical(hybrid, "   ", top_k=5) == []
+    assert await milvus_store.search_lexical(hybrid, "", top_k=5) == []
+    assert await milvus_store.search_lexical(_name("missing"), "aspirin", top_k=5) == []
+    assert await milvus_store.search_dense(_name("missing"), _unit(1, 0)[0], top_k=5) == []
+    assert await milvus_store.count(_name("missing")) == 0
+
+
+async def test_r_sup_3_scoped_search_returns_only_scoped_ids(
+    milvus_server: MilvusLiteServer,
+) -> None:
+    # Two ids per expression: the three-id scope runs as two searches, merged.
+    store = MilvusVectorStore(milvus_server.uri, collection_prefix="it_", max_ids_per_expression=2)
+    name = await _filled(store, rows=40)
+    query = _unit(40, seed=1)[0]
+    scope = ScopeFilter(document_ids=("doc-1", "doc-3", "doc-4"))
+    hits = await store.search_dense(name, query, top_k=40, scope=scope)
+    assert {hit.node.metadata["document_id"] for hit in hits} == {"doc-1", "doc-3", "doc-4"}
+    assert len(hits) == 24
+    scores = [hit.score for hit in hits]
+    assert scores == sorted(scores, reverse=True)
+    top = await store.search_dense(name, query, top_k=5, scope=scope)
+    assert [hit.node_id for hit in top] == [hit.node_id for hit in hits[:5]]
+    lexical = await store.search_lexical(name, "aspirin chunk", top_k=40, scope=scope)
+    assert len(lexical) == 24
+    assert {hit.node.metadata["document_id"] for hit in lexical} == {"doc-1", "doc-3", "doc-4"}
+    by_kb = await store.search_dense(name, query, top_k=40, scope=ScopeFilter(kb_names=("kb-a",)))
+    assert len(by_kb) == 20 and {hit.node.metadata["kb_name"] for hit in by_kb} == {"kb-a"}
+    by_tag = await store.search_dense(name, query, top_k=40, scope=ScopeFilter(tags=("even",)))
+    assert len(by_tag) == 20 and all(hit.node.metadata["tags"] == ["even"] for hit in by_tag)
+    combined = ScopeFilter(kb_names=("kb-a",), document_ids=("doc-1", "doc-2"), tags=("odd",))
+    both = await store.search_dense(name, query, top_k=40, scope=combined)
+    assert len(both) == 8
+    assert {hit.node.metadata["document_id"] for hit in both} == {"doc-1", "doc-2"}
+    assert all(hit.node.metadata["kb_name"] == "kb-a" for hit in both)
+    disjoint = combined.model_copy(update={"tags": ("even",)})  # parts are ANDed
+    assert await store.search_dense(name, query, top_k=40, scope=disjoint) == []
+    await store.close()
+
+
+async def test_hostile_scope_values_neither_break_nor_widen(
+    milvus_store: MilvusVectorStore,
+) -> None:
+    name = _name("hostile")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
+    nodes = [
+        _node(i, document_id=value, kb_name=value, tags=[value]) for i, value in enumerate(HOSTILE)
+    ]
+    nodes.append(_node(99, document_id="plain", kb_name="plain", tags=["plain"]))
+    vectors = _unit(len(nodes), seed=12)
+    await milvus_store.upsert(name, nodes, vectors)
+    for index, value in enumerate(HOSTILE):
+        for scope in (
+            ScopeFilter(document_ids=(value,)), ScopeFilter(kb_names=(value,)),
+            ScopeFilter(tags=(value,)),
+        ):
+            hits = await milvus_store.search_dense(name, vectors[0], top_k=20, scope=scope)
+            assert [hit.node_id for hit in hits] == [f"n{index}"], (value, scope)
+            lexical = await milvus_store.search_lexical(name, "aspirin", top_k=20, scope=scope)
+            assert [hit.node_id for hit in lexical] == [f"n{index}"], (value, scope)
+    absent = ScopeFilter(document_ids=('x" or document_id != "',), kb_names=("] or true or [",))
+    assert await milvus_store.search_dense(name, vectors[0], top_k=20, scope=absent) == []
+    with pytest.raises(ValueError, match="control character"):
+        await milvus_store.search_dense(
+            name, vectors[0], top_k=5, scope=ScopeFilter(document_ids=("a\nb",))
+        )
+
+
+async def test_delete_documents_removes_their_nodes(milvus_store: MilvusVectorStore) -> None:
+    name = await _filled(milvus_store, rows=20)
+    await milvus_store.delete_documents(name, ["doc-0", "doc-1"])
+    assert await milvus_store.count(name) == 12
+    hits = await milvus_store.search_dense(name, _unit(20, seed=1)[0], top_k=20)
+    assert {hit.node.metadata["document_id"] for hit in hits} == {"doc-2", "doc-3", "doc-4"}
+
+
+async def test_health_and_unreachable_server(milvus_store: MilvusVectorStore) -> None:
+    assert (await milvus_store.health())["ok"] is True
+    from pipeline.stores.embedded import find_free_port
+
+    dead = MilvusVectorStore(f"http://127.0.0.1:{find_free_port()}", timeout_s=2.0)
+    health = await dead.health()
+    assert health["ok"] is False and health["error"]
+    with pytest.raises(BackendUnavailable):
+        await dead.search_dense("anything", _unit(1, 0)[0], top_k=3)
+
+
+def test_server_is_reused_from_its_data_dir(milvus_server: MilvusLiteServer) -> None:
+    again = MilvusLiteServer(milvus_server.data_dir).start()
+    assert again.started_here is False
+    assert (again.port, again.pid) == (milvus_server.port, milvus_server.pid)
+    assert milvus_server.is_running()
+    with MilvusLiteServer(milvus_server.data_dir) as borrowed:
+        assert borrowed.uri == milvus_server.uri
+    assert milvus_server.is_running()  # exiting a borrowed handle does not stop it

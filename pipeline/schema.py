@@ -183,7 +183,13 @@ class ScopeFilter(BaseModel):
 
 
 class DocumentRecord(BaseModel):
-    """A row of the PostgreSQL ``documents`` registry (R-ING-6)."""
+    """A row of the PostgreSQL ``documents`` registry (R-ING-6).
+
+    ``collections`` and ``encoders`` are parallel: ``encoders[i]`` filled
+    ``collections[i]`` (one encoder for all collections is also accepted on write).
+    ``content_hash`` fingerprints the source content (resumable, idempotent ingest);
+    ``metadata`` holds any further document-level keys.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -196,6 +202,8 @@ class DocumentRecord(BaseModel):
     tags: tuple[str, ...] = ()
     collections: tuple[str, ...] = ()
     encoders: tuple[str, ...] = ()
+    content_hash: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class StageTrace(BaseModel):

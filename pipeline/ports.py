@@ -75,10 +75,21 @@ class VectorStore(Protocol):
     ) -> list[NodeWithScore]: ...
 
     async def search_lexical(
-        self, collection: str, query_text: str, top_k: int, scope: ScopeFilter | None = None
+        self,
+        collection: str,
+        query_text: str,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
     ) -> list[NodeWithScore]: ...
 
-    async def upsert(self, collection: str, nodes: Sequence[Node], vectors: np.ndarray) -> int: ...
+    async def upsert(
+        self,
+        collection: str,
+        nodes: Sequence[Node],
+        vectors: np.ndarray,
+        lexical_texts: Sequence[str] | None = None,
+    ) -> int: ...
 
     async def count(self, collection: str) -> int: ...
 

@@ -101,7 +101,9 @@ class DocumentRegistry(Protocol):
     """The PostgreSQL ``documents`` registry (R-ING-6)."""
 
     async def lookup_document_ids_by_name_terms(
-        self, terms: Sequence[str], kb_name: str | Sequence[str] | None = None,
+        self,
+        terms: Sequence[str],
+        kb_name: str | Sequence[str] | None = None,
         namespace: str | None = "biomed",
     ) -> list[str]: ...
 

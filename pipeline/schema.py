@@ -214,7 +214,9 @@ class StageTrace(BaseModel):
 
     name: str
     ms: float = 0.0
-    items_in: int = Field(0, serialization_alias="in", validation_alias=AliasChoices("in", "items_in"))
+    items_in: int = Field(
+        0, serialization_alias="in", validation_alias=AliasChoices("in", "items_in")
+    )
     items_out: int = Field(
         0, serialization_alias="out", validation_alias=AliasChoices("out", "items_out")
     )
@@ -261,7 +263,8 @@ class SearchRequest(BaseModel):
 
     def scope(self) -> ScopeFilter:
         return ScopeFilter(
-            kb_names=tuple(self.kb_ids), document_ids=tuple(self.document_ids),
+            kb_names=tuple(self.kb_ids),
+            document_ids=tuple(self.document_ids),
             tags=tuple(self.tags),
         )
 

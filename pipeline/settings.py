@@ -24,11 +24,12 @@ __all__ = [
     "RoutingSettings",
     "RrfSettings",
     "StageBudgets",
+    "StageSwitches",
     "SupplementSettings",
     "Tier1Settings",
     "Tier2Settings",
-    "default_collections",
     "deep_merge",
+    "default_collections",
     "load_yaml",
 ]
 
@@ -74,7 +75,10 @@ def default_collections() -> dict[str, CollectionSpec]:
     ]
     return {
         name: CollectionSpec(
-            name=name, query_encoder=query, document_encoder=document, modality=modality,
+            name=name,
+            query_encoder=query,
+            document_encoder=document,
+            modality=modality,
             hybrid=hybrid,
         )
         for name, query, document, modality, hybrid in rows
@@ -89,6 +93,8 @@ class RoutingSettings(_Frozen):
     medcpt_dual_search: bool = False
     exploratory_search_collections: tuple[str, ...] = ()
     collection_recall_top_k: int = Field(20, ge=1, le=1024)
+    #: Beyond the source: cue the other leaflet sections too (see intent.section_cues_for).
+    extended_section_cues: bool = False
     biomed_text_collection: str = "biomed_text"
     medcpt_text_collection: str = "medcpt_text"
     general_text_collection: str = "general_text"
@@ -97,13 +103,34 @@ class RoutingSettings(_Frozen):
     pathology_collection: str = "pathology"
     visual_collection: str = "visual"
     radiology_keywords: tuple[str, ...] = (
-        "radiology", "radiograph", "x-ray", "xray", "chest film", "ct scan", "computed tomography",
-        "mri", "magnetic resonance", "ultrasound", "mammogram", "mammography", "pet scan",
-        "imaging finding", "opacity", "nodule on ct",
+        "radiology",
+        "radiograph",
+        "x-ray",
+        "xray",
+        "chest film",
+        "ct scan",
+        "computed tomography",
+        "mri",
+        "magnetic resonance",
+        "ultrasound",
+        "mammogram",
+        "mammography",
+        "pet scan",
+        "imaging finding",
+        "opacity",
+        "nodule on ct",
     )
     pathology_keywords: tuple[str, ...] = (
-        "pathology", "histology", "histopathology", "biopsy slide", "h&e", "whole slide",
-        "tissue section", "immunohistochemistry", "ihc stain", "cytology",
+        "pathology",
+        "histology",
+        "histopathology",
+        "biopsy slide",
+        "h&e",
+        "whole slide",
+        "tissue section",
+        "immunohistochemistry",
+        "ihc stain",
+        "cytology",
     )
 
 
@@ -220,6 +247,18 @@ class StageBudgets(_Frozen):
     request_ms: float = Field(30000.0, gt=0)
 
 
+class StageSwitches(_Frozen):
+    """Which stages run; all on in production. Evaluation turns them off one by one for
+    its ablations (BM25 only, dense only, hybrid, + Tier-1, + supplement, + Tier-2)."""
+
+    dense: bool = True
+    lexical: bool = True
+    hybrid_fusion: bool = True
+    tier1: bool = True
+    supplement: bool = True
+    tier2: bool = True
+
+
 class PipelineSettings(_Frozen):
     """Everything the retrieval pipeline reads, in one object."""
 
@@ -235,6 +274,7 @@ class PipelineSettings(_Frozen):
     tier2: Tier2Settings = Field(default_factory=Tier2Settings)
     request: RequestSettings = Field(default_factory=RequestSettings)
     budgets: StageBudgets = Field(default_factory=StageBudgets)
+    stages: StageSwitches = Field(default_factory=StageSwitches)
     parallel_plans: bool = True
     query_cache_size: int = Field(1024, ge=0)
 

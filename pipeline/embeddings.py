@@ -1,0 +1,143 @@
+"""Query and node vectors for the pipeline: a per-(role, text) LRU of query embeddings
+with in-flight sharing, the SMILES query text of a chemical plan, and document vectors
+for cosine reranks that reuse stored vectors where they are valid (DESIGN.md
+performance notes)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from pipeline.errors import BackendUnavailable
+from pipeline.intent import smiles_tokens
+from pipeline.ports import TextEncoder
+from pipeline.schema import NodeWithScore
+from pipeline.settings import PipelineSettings
+from pipeline.vocabulary import Vocabulary
+
+__all__ = ["EmbeddingService", "chemical_query_text", "is_smiles_role"]
+
+
+def chemical_query_text(query: str, vocabulary: Vocabulary) -> str:
+    """What a SMILES encoder embeds for ``query``: its SMILES tokens; else the SMILES of
+    the drugs it names (vocabulary, R-ING-5 data); else the query unchanged.
+
+    A SMILES model cannot read English, so a chemical plan routed from a drug name
+    (R-RT-5) searches with that drug's structure, as the source system did with its
+    ``name_aliases`` table.
+    """
+    found = smiles_tokens(query)
+    if found:
+        return ".".join(found)
+    structures = []
+    for name in vocabulary.match_drug_entities(query):
+        entity = vocabulary.get(name)
+        if entity is not None and entity.smiles:
+            structures.append(entity.smiles)
+    return ".".join(dict.fromkeys(structures)) if structures else query
+
+
+def is_smiles_role(role: str, settings: PipelineSettings) -> bool:
+    """True when ``role`` fills a collection whose modality is SMILES."""
+    return any(
+        spec.modality == "smiles" and role in (spec.query_encoder, spec.document_encoder)
+        for spec in settings.collections.values()
+    )
+
+
+class EmbeddingService:
+    """Encodes queries (cached) and node texts through the encoder ports.
+
+    Args:
+        encoders: role -> encoder port.
+        settings: pipeline settings (cache size, Tier-1 text cut, collection table).
+    """
+
+    def __init__(self, encoders: Mapping[str, TextEncoder], settings: PipelineSettings) -> None:
+        self.encoders = dict(encoders)
+        self.settings = settings
+        self._cache: OrderedDict[tuple[str, str], asyncio.Future[np.ndarray]] = OrderedDict()
+        self.cache_hits = 0
+        self.cache_misses = 0
+
+    def encoder(self, role: str) -> TextEncoder:
+        """The port of ``role``.
+
+        Raises:
+            BackendUnavailable: the profile has no encoder for ``role``.
+        """
+        try:
+            return self.encoders[role]
+        except KeyError:
+            raise BackendUnavailable(f"no encoder for role {role!r}") from None
+
+    async def query_vector(self, role: str, text: str) -> np.ndarray:
+        """(d,) float32 L2-normalised embedding of ``text`` by ``role``; repeated and
+        concurrent requests for the same (role, text) share one encoder call.
+
+        The call runs as its own task, so one caller timing out (and being cancelled)
+        does not cancel it for the others.
+        """
+        key = (role, text)
+        task = self._cache.get(key)
+        if task is not None and not (task.done() and task.exception() is not None):
+            self._cache.move_to_end(key)
+            self.cache_hits += 1
+        else:
+            self.cache_misses += 1
+            task = asyncio.ensure_future(self._encode_one(role, text))
+            if self.settings.query_cache_size > 0:
+                self._cache[key] = task
+                while len(self._cache) > self.settings.query_cache_size:
+                    self._cache.popitem(last=False)
+        return await asyncio.shield(task)
+
+    async def _encode_one(self, role: str, text: str) -> np.ndarray:
+        # A failed task stays cached only until the next call for its key replaces it.
+        vectors = await self.encoder(role).encode([text])
+        return np.asarray(vectors, dtype=np.float32).reshape(-1)
+
+    async def node_vectors(self, role: str, nodes: Sequence[NodeWithScore]) -> np.ndarray:
+        """(n, d) float32 document vectors of ``nodes`` for ``role``.
+
+        A node's stored vector (returned by the dense search) is reused when its
+        collection's document encoder is ``role`` and its text is within the Tier-1 cut
+        (same model, same text: same vector); the others are encoded from
+        ``text[:max_chars]`` in one batch.
+        """
+        max_chars = self.settings.tier1.max_chars
+        result: list[np.ndarray | None] = []
+        missing: list[int] = []
+        for index, item in enumerate(nodes):
+            spec = self.settings.collections.get(item.collection or "")
+            reusable = (
+                item.node.embedding is not None
+                and spec is not None
+                and spec.document_encoder == role
+                and len(item.node.text) <= max_chars
+            )
+            if reusable:
+                result.append(np.asarray(item.node.embedding, dtype=np.float32))
+            else:
+                result.append(None)
+                missing.append(index)
+        if missing:
+            texts = [self._document_text(role, nodes[i]) for i in missing]
+            encoded = np.asarray(await self.encoder(role).encode(texts), dtype=np.float32)
+            for index, vector in zip(missing, encoded, strict=True):
+                result[index] = vector
+        return (
+            np.stack([vector for vector in result if vector is not None])
+            if result
+            else (np.zeros((0, 0), dtype=np.float32))
+        )
+
+    def _document_text(self, role: str, item: NodeWithScore) -> str:
+        if is_smiles_role(role, self.settings):
+            smiles = item.node.metadata.get("smiles")
+            if smiles:
+                return str(smiles)
+        return item.node.text[: self.settings.tier1.max_chars]

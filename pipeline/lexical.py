@@ -1,0 +1,106 @@
+"""Text prepared for the BM25 leg (R-REQ-6), the same way for documents and queries.
+
+Milvus analyses the text with its standard analyzer; this module adds what that analyzer
+lacks, as extra tokens:
+- a domain dictionary keeps multi-word terms whole: every multi-word vocabulary name and
+  label phrase found ("insulin glargine", "prescribing information") also appears as one
+  joined token (``insulinglargine``);
+- synonyms map to each other: every drug name found (brand, synonym) also appears as its
+  canonical name, so "Tagrisso" and "osimertinib" meet;
+- the section title weighs ``title_weight`` times the body (repeated);
+- ``minimum_should_match`` keeps only hits that contain that fraction of query terms.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.settings import LexicalSettings
+from pipeline.text import query_terms, tokens
+from pipeline.vocabulary import Vocabulary
+
+__all__ = [
+    "DOMAIN_PHRASES",
+    "lexical_document_text",
+    "lexical_query_text",
+    "meets_minimum_should_match",
+]
+
+#: Multi-word label terms kept whole besides vocabulary names (R-REQ-6).
+DOMAIN_PHRASES: tuple[str, ...] = (
+    "prescribing information",
+    "drug label",
+    "package leaflet",
+    "side effects",
+    "adverse reactions",
+    "dosage and administration",
+    "indications and usage",
+    "boxed warning",
+    "clinical trial",
+    "overall survival",
+    "progression-free survival",
+    "mechanism of action",
+    "drug interactions",
+    "pregnancy and breast-feeding",
+)
+_PHRASE_RE = re.compile("|".join(rf"\b{re.escape(phrase)}\b" for phrase in DOMAIN_PHRASES), re.I)
+
+
+def _joined(name: str) -> str:
+    return "".join(tokens(name))
+
+
+def _dictionary_tokens(text: str, vocabulary: Vocabulary | None, synonyms: bool) -> list[str]:
+    extra = [_joined(match.group(0)) for match in _PHRASE_RE.finditer(text)]
+    if vocabulary is not None:
+        for match in vocabulary.find(text):
+            if len(tokens(match.surface)) > 1:
+                extra.append(_joined(match.surface))
+            if (
+                synonyms
+                and match.entity.is_drug
+                and match.surface.lower() != (match.entity.canonical.lower())
+            ):
+                extra.append(match.entity.canonical.lower())
+                if len(tokens(match.entity.canonical)) > 1:
+                    extra.append(_joined(match.entity.canonical))
+    return list(dict.fromkeys(token for token in extra if token))
+
+
+def lexical_document_text(
+    text: str,
+    section_title: str = "",
+    vocabulary: Vocabulary | None = None,
+    settings: LexicalSettings | None = None,
+) -> str:
+    """The text the BM25 analyzer indexes for one chunk: the section title repeated
+    ``title_weight`` times, the body, then dictionary and synonym tokens (R-REQ-6)."""
+    settings = settings or LexicalSettings()
+    title = section_title.strip()
+    parts = [title] * settings.title_weight if title else []
+    parts.append(text)
+    extra = _dictionary_tokens(f"{title}\n{text}", vocabulary, settings.synonyms)
+    if extra:
+        parts.append(" ".join(extra))
+    return "\n".join(parts)
+
+
+def lexical_query_text(
+    query: str, vocabulary: Vocabulary | None = None, settings: LexicalSettings | None = None
+) -> str:
+    """The BM25 query text: the query plus its dictionary and synonym tokens (R-REQ-6)."""
+    settings = settings or LexicalSettings()
+    extra = _dictionary_tokens(query, vocabulary, settings.synonyms)
+    return " ".join([query, *extra]) if extra else query
+
+
+def meets_minimum_should_match(query: str, text: str, ratio: float) -> bool:
+    """True when at least ``ratio`` of the query's terms (stop words left out) occur in
+    ``text`` (R-REQ-6 minimum-should-match); always True for ``ratio <= 0``."""
+    if ratio <= 0:
+        return True
+    terms = query_terms(query)
+    if not terms:
+        return True
+    words = set(tokens(text))
+    return sum(1 for term in terms if term in words) / len(terms) >= ratio

@@ -1,0 +1,218 @@
+"""Query routing: which collections to search with which encoder (SPEC.md section 3).
+
+``BiomedQueryRouteClassifier.route`` builds the plans of R-RT-3..9 from the intent and
+the entities of the query, drops suppressed (R-RT-11) and disabled collections, and adds
+the collections a scope's documents were ingested into (R-RT-12).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pipeline.intent import detect_retrieval_intent, smiles_tokens
+from pipeline.schema import (
+    CollectionQueryPlan,
+    QueryRetrievalIntent,
+    QueryRouteDecision,
+    ScopeFilter,
+)
+from pipeline.settings import PipelineSettings
+from pipeline.vocabulary import Entity, Vocabulary, default_vocabulary
+
+__all__ = ["BiomedQueryRouteClassifier", "RouteSignals", "apply_scope_aware_union"]
+
+
+@dataclass(frozen=True)
+class RouteSignals:
+    """What routing reads from one query, computed once."""
+
+    intent: QueryRetrievalIntent
+    entities: tuple[Entity, ...]
+    drugs: tuple[str, ...]
+    has_smiles: bool
+    radiology: bool
+    pathology: bool
+
+
+@dataclass
+class _PlanList:
+    top_k: int
+    plans: list[CollectionQueryPlan] = field(default_factory=list)
+
+    def add(self, collection: str, encoder: str) -> None:
+        if all(plan.collection != collection or plan.encoder != encoder for plan in self.plans):
+            self.plans.append(
+                CollectionQueryPlan(collection=collection, encoder=encoder, top_k=self.top_k)
+            )
+
+
+def _keyword_pattern(keywords: Sequence[str]) -> re.Pattern[str] | None:
+    if not keywords:
+        return None
+    alternatives = "|".join(re.escape(word) for word in sorted(keywords, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z])(?:{alternatives})(?![A-Za-z])", re.I)
+
+
+class BiomedQueryRouteClassifier:
+    """Route a query to collection plans (R-RT-1..12).
+
+    Args:
+        config: pipeline settings (routing flags, collection table, recall top-k).
+        vocabulary: entity vocabulary; the shipped one when None.
+    """
+
+    def __init__(self, config: PipelineSettings, vocabulary: Vocabulary | None = None) -> None:
+        self.config = config
+        self.vocabulary = vocabulary or default_vocabulary()
+        routing = config.routing
+        self._radiology = _keyword_pattern(routing.radiology_keywords)
+        self._pathology = _keyword_pattern(routing.pathology_keywords)
+
+    def signals(self, query: str, intent: QueryRetrievalIntent | None = None) -> RouteSignals:
+        """Intent, entities, drugs and keyword hits of ``query`` (R-RT-2 step 3)."""
+        routing = self.config.routing
+        intent = intent or detect_retrieval_intent(
+            query, self.vocabulary, routing.chemical_collection, routing.extended_section_cues
+        )
+        entities = tuple(self.vocabulary.match_entities(query))
+        drugs = tuple(self.vocabulary.match_drug_entities(query))
+        return RouteSignals(
+            intent=intent,
+            entities=entities,
+            drugs=drugs,
+            has_smiles=bool(smiles_tokens(query)),
+            radiology=bool(self._radiology and self._radiology.search(query)),
+            pathology=bool(self._pathology and self._pathology.search(query)),
+        )
+
+    def _query_encoder(self, collection: str) -> str:
+        spec = self.config.collections.get(collection)
+        return spec.query_encoder if spec else collection
+
+    def route(
+        self,
+        query: str,
+        plugin_namespace: str = "biomed",
+        has_image: bool = False,
+        route_mode: str = "hybrid",
+        scope: ScopeFilter | None = None,
+        scope_collections: Sequence[tuple[str, str]] = (),
+        intent: QueryRetrievalIntent | None = None,
+    ) -> QueryRouteDecision | None:
+        """Plans for ``query``, or None when ``plugin_namespace`` is not ours (R-RT-1).
+
+        Args:
+            query: the assembled query.
+            plugin_namespace: the request's namespace; only the configured one routes.
+            has_image: an image is attached (R-RT-8).
+            route_mode: ``hybrid``, ``text`` or ``visual``.
+            scope: the request scope; when non-empty, ``scope_collections`` are added.
+            scope_collections: ``(collection, encoder)`` pairs the scoped documents were
+                ingested into, from the registry (R-RT-12).
+            intent: the request's intent when already computed (R-INT-7).
+
+        Returns:
+            The decision; ``retrieval_hints["skipped_collections"]`` lists planned
+            collections that the profile does not enable.
+        """
+        if plugin_namespace != self.config.namespace:
+            return None
+        routing = self.config.routing
+        signals = self.signals(query, intent)
+        plans = _PlanList(top_k=routing.collection_recall_top_k)
+        chemical_task = signals.intent.workflow == "chemical" or signals.has_smiles
+        chemical = routing.chemical_collection
+        if chemical_task:  # R-RT-3
+            plans.add(chemical, self._query_encoder(chemical))
+        elif route_mode in ("text", "hybrid"):  # R-RT-4
+            plans.add(
+                routing.biomed_text_collection, self._query_encoder(routing.biomed_text_collection)
+            )
+            if routing.medcpt_dual_search:
+                plans.add(
+                    routing.medcpt_text_collection,
+                    self._query_encoder(routing.medcpt_text_collection),
+                )
+            if routing.default_dual_text_search:
+                plans.add(
+                    routing.general_text_collection,
+                    self._query_encoder(routing.general_text_collection),
+                )
+        related = any(entity.related_drugs for entity in signals.entities)
+        if (
+            (signals.drugs or related)
+            and not chemical_task
+            and (chemical not in signals.intent.suppress_collections)
+        ):  # R-RT-5
+            plans.add(chemical, self._query_encoder(chemical))
+        if signals.radiology:  # R-RT-6
+            plans.add(
+                routing.radiology_collection, self._query_encoder(routing.radiology_collection)
+            )
+        if signals.pathology:  # R-RT-7
+            plans.add(
+                routing.pathology_collection, self._query_encoder(routing.pathology_collection)
+            )
+        if (
+            route_mode == "visual"
+            or has_image
+            or (signals.intent.workflow == "combination" and signals.drugs)
+        ):  # R-RT-8
+            plans.add(routing.visual_collection, self._query_encoder(routing.visual_collection))
+        for collection in routing.exploratory_search_collections:  # R-RT-9
+            plans.add(collection, self._query_encoder(collection))
+        hints: dict[str, object] = {}
+        if signals.drugs or signals.entities:  # R-RT-10
+            hints["parent_doc_retrieval"] = False
+        kept = [
+            plan
+            for plan in plans.plans
+            if plan.collection not in signals.intent.suppress_collections  # R-RT-11
+        ]
+        decision = QueryRouteDecision(plans=tuple(kept), retrieval_hints=hints)
+        if scope is not None and not scope.is_empty:  # R-RT-12
+            # The registry records the document-side encoder; a query needs the
+            # collection's query-side role (medcpt-article -> medcpt-query).
+            query_side = [
+                (
+                    collection,
+                    self._query_encoder(collection)
+                    if collection in self.config.collections
+                    else encoder,
+                )
+                for collection, encoder in scope_collections
+            ]
+            decision = apply_scope_aware_union(
+                decision,
+                query_side,
+                routing.collection_recall_top_k,
+                suppressed=signals.intent.suppress_collections,
+            )
+        return self._only_enabled(decision)
+
+    def _only_enabled(self, decision: QueryRouteDecision) -> QueryRouteDecision:
+        enabled = self.config.enabled_collections()
+        kept = tuple(plan for plan in decision.plans if plan.collection in enabled)
+        skipped = [plan.collection for plan in decision.plans if plan.collection not in enabled]
+        hints = dict(decision.retrieval_hints)
+        if skipped:
+            hints["skipped_collections"] = skipped
+        return QueryRouteDecision(plans=kept, retrieval_hints=hints)
+
+
+def apply_scope_aware_union(
+    decision: QueryRouteDecision,
+    scope_collections: Sequence[tuple[str, str]],
+    top_k: int,
+    suppressed: Sequence[str] = (),
+) -> QueryRouteDecision:
+    """Add the ``(collection, encoder)`` pairs a scope's documents were ingested into
+    (R-RT-12), after the existing plans, without duplicates, in the given order;
+    suppressed collections stay out (R-RT-11)."""
+    plans = _PlanList(top_k=top_k, plans=list(decision.plans))
+    for collection, encoder in scope_collections:
+        if collection not in suppressed:
+            plans.add(collection, encoder)
+    return QueryRouteDecision(plans=tuple(plans.plans), retrieval_hints=decision.retrieval_hints)

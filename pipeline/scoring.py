@@ -1,0 +1,96 @@
+"""Entity, section and cross-drug scores (R-ENT-1, R-T2-5..8). Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pipeline.schema import Node, parse_drug_list
+from pipeline.settings import ProfileWeights, Tier2Settings
+from pipeline.text import contains_term, path_blob
+
+__all__ = [
+    "PROFILE_WEIGHTS",
+    "cross_drug_penalty",
+    "entity_boost_score",
+    "entity_match_score",
+    "section_match_score",
+]
+
+#: Tier-2 weights per profile (R-T2-8); ``general`` uses ``default``.
+PROFILE_WEIGHTS: dict[str, ProfileWeights] = dict(Tier2Settings().profile_weights)
+
+
+def entity_boost_score(metadata: Mapping[str, Any], drugs: Sequence[str]) -> float:
+    """Entity boost (R-ENT-1): 1.0 when a ``primary_drugs`` value equals a query drug, 0.5
+    when a query drug appears in the path / file_name / document_name / source_uri blob,
+    else 0.0. Case-insensitive; blob hits follow the letter-boundary rule."""
+    if not drugs:
+        return 0.0
+    wanted = {drug.lower() for drug in drugs}
+    primary = {drug.lower() for drug in parse_drug_list(metadata.get("primary_drugs"))}
+    if primary & wanted:
+        return 1.0
+    blob = path_blob(metadata)
+    if any(contains_term(blob, drug) for drug in wanted):
+        return 0.5
+    return 0.0
+
+
+def entity_match_score(node: Node, drugs: Sequence[str], window: int = 512) -> float:
+    """Tier-2 entity score (R-T2-5): 1.0 when ``entity_boost_score >= 1``; 0.75 when it is
+    0.5 or a query drug is in ``text[:window]``; else 0.0. ``drugs`` are the boost terms:
+    the query's drugs, else the related drugs of its entities."""
+    boost = entity_boost_score(node.metadata, drugs)
+    if boost >= 1.0:
+        return 1.0
+    if boost >= 0.5:
+        return 0.75
+    head = node.text[:window].lower()
+    if any(contains_term(head, drug) for drug in drugs):
+        return 0.75
+    return 0.0
+
+
+def section_match_score(node: Node, cues: Sequence[str], summary_window: int = 200) -> float:
+    """Fraction of ``cues`` found in the blob of ``biomed_section`` / path /
+    ``content_summary[:summary_window]`` (R-T2-6). A cue matches as written
+    (``indications_and_usage``) or with underscores as spaces. No cues: 0.0."""
+    if not cues:
+        return 0.0
+    metadata = node.metadata
+    blob = " ".join(
+        (
+            str(metadata.get("biomed_section") or ""),
+            path_blob(metadata),
+            str(metadata.get("content_summary") or "")[:summary_window],
+        )
+    ).lower()
+    spaced_blob = blob.replace("_", " ")
+    hits = sum(
+        1 for cue in cues if cue.lower() in blob or cue.lower().replace("_", " ") in spaced_blob
+    )
+    return hits / len(cues)
+
+
+def cross_drug_penalty(node: Node, drugs: Sequence[str], window: int = 512) -> float:
+    """Cross-drug penalty (R-T2-7): 1.0 when the node's ``primary_drugs`` (list, string or
+    JSON array string) is non-empty and disjoint from the query drugs, and no query drug
+    appears in ``text[:window]`` or the path blob; else 0.0.
+
+    Reading of the rule: with no query drugs there is no drug to cross, so the penalty is
+    0.0 (read literally, every node with drugs would be penalised on general queries).
+    """
+    if not drugs:
+        return 0.0
+    primary = {drug.lower() for drug in parse_drug_list(node.metadata.get("primary_drugs"))}
+    if not primary:
+        return 0.0
+    wanted = {drug.lower() for drug in drugs}
+    if primary & wanted:
+        return 0.0
+    head = node.text[:window].lower()
+    blob = path_blob(node.metadata)
+    if any(contains_term(head, drug) or contains_term(blob, drug) for drug in wanted):
+        return 0.0
+    return 1.0

@@ -1,0 +1,45 @@
+"""R-REQ-6: domain dictionary, synonyms, title weight, minimum should match."""
+
+import pytest
+
+from pipeline.lexical import (
+    lexical_document_text,
+    lexical_query_text,
+    meets_minimum_should_match,
+)
+from pipeline.settings import LexicalSettings
+from pipeline.text import tokens
+
+pytestmark = pytest.mark.unit
+
+
+def test_r_req_6_multi_word_terms_kept_whole(vocabulary):
+    text = lexical_document_text(
+        "See the prescribing information for insulin glargine.", vocabulary=vocabulary
+    )
+    assert "prescribinginformation" in tokens(text)
+    assert "insulinglargine" in tokens(text)
+
+
+def test_r_req_6_synonyms_meet_on_the_canonical_name(vocabulary):
+    document = tokens(
+        lexical_document_text("TAGRISSO is a kinase inhibitor.", vocabulary=vocabulary)
+    )
+    query = tokens(lexical_query_text("osimertinib kinase", vocabulary))
+    assert "osimertinib" in document and "osimertinib" in query
+
+
+def test_r_req_6_section_title_weighs_twice_the_body(vocabulary):
+    text = lexical_document_text(
+        "Take one tablet.",
+        "Dosage",
+        vocabulary=vocabulary,
+        settings=LexicalSettings(title_weight=2),
+    )
+    assert tokens(text).count("dosage") == 2
+
+
+def test_r_req_6_minimum_should_match():
+    assert meets_minimum_should_match("osimertinib rash diarrhoea", "osimertinib rash", 0.6)
+    assert not meets_minimum_should_match("osimertinib rash diarrhoea", "osimertinib", 0.6)
+    assert meets_minimum_should_match("anything", "", 0.0)

@@ -1,0 +1,256 @@
+"""Retriever end to end over in-memory fakes of the ports (issue 2 allows fakes here; the
+real stores, models and Ray Serve are exercised in tests/integration)."""
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from pipeline.errors import BackendUnavailable, InvalidRequest
+from pipeline.retriever import Retriever, RetrieverPorts
+from pipeline.schema import SearchRequest
+from pipeline.settings import PipelineSettings
+from tests.support import corpus
+from tests.support.fakes import (
+    FailingCrossEncoder,
+    FailingEncoder,
+    HashingTextEncoder,
+    InMemoryRegistry,
+    InMemoryVectorStore,
+    OverlapCrossEncoder,
+)
+
+pytestmark = pytest.mark.unit
+
+STAGES = {
+    "intent",
+    "routing",
+    "plan:biomed_text",
+    "plan:chemical",
+    "supplement",
+    "rrf",
+    "injection",
+    "tier2",
+    "assembly",
+}
+
+
+@pytest.fixture(scope="module")
+def stores(vocabulary):
+    encoder = HashingTextEncoder()
+    store = InMemoryVectorStore()
+    registry = InMemoryRegistry()
+
+    async def fill():
+        nodes, lexical = corpus.text_nodes(vocabulary)
+        await store.upsert(
+            "biomed_text", nodes, encoder.encode_sync([n.text for n in nodes]), lexical
+        )
+        compounds = corpus.compound_nodes()
+        await store.upsert(
+            "chemical", compounds, encoder.encode_sync([n.metadata["smiles"] for n in compounds])
+        )
+        await registry.register_documents(corpus.documents())
+
+    asyncio.run(fill())
+    return store, registry
+
+
+def make_retriever(stores, vocabulary, *, cross_encoder=None, encoders=None, **settings):
+    store, registry = stores
+    encoder = HashingTextEncoder()
+    roles = {"pubmedbert": encoder, "molformer": encoder, "general-text": encoder}
+    roles.update(encoders or {})
+    ports = RetrieverPorts(
+        store=store,
+        encoders=roles,
+        registry=registry,
+        cross_encoder=cross_encoder or OverlapCrossEncoder(),
+    )
+    return Retriever(PipelineSettings(**settings), ports, vocabulary)
+
+
+async def test_search_end_to_end_names_every_stage(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary)
+    response = await retriever.search(SearchRequest(query="osimertinib side effects"))
+    assert response.intent.workflow == "drug_entity"
+    assert [(p.collection, p.encoder) for p in response.route] == [
+        ("biomed_text", "pubmedbert"),
+        ("chemical", "molformer"),
+    ]
+    names = {stage.name for stage in response.trace}
+    assert names >= STAGES
+    top = response.chunks[0]
+    assert top.document_id == "tagrisso" and top.biomed_section == "adverse_reactions"
+    assert all(c.document_id in {"tagrisso", "cmp-osimertinib"} for c in response.chunks[:3])
+    assert response.doc_aggs[0].document_id == "tagrisso"
+    assert top.score_parts.ce is not None and top.score_parts.entity == 1.0
+    tier2 = next(stage for stage in response.trace if stage.name == "tier2")
+    assert "rerank_t2_domain" in tier2.decisions
+
+
+async def test_smiles_query_routes_to_chemical_only(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary)
+    response = await retriever.search(SearchRequest(query=f"SMILES {corpus.GEFITINIB_SMILES}"))
+    assert [p.collection for p in response.route] == ["chemical"]
+    assert response.chunks[0].document_id == "cmp-gefitinib"
+
+
+async def test_failed_cross_encoder_falls_back_and_is_recorded(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary, cross_encoder=FailingCrossEncoder())
+    response = await retriever.search(SearchRequest(query="osimertinib side effects"))
+    tier2 = next(stage for stage in response.trace if stage.name == "tier2")
+    assert tier2.degraded and "rerank_t2_fallback_existing_scores" in tier2.decisions
+    assert response.chunks
+
+
+async def test_failed_encoder_skips_its_plans_with_a_trace_entry(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary, encoders={"molformer": FailingEncoder()})
+    response = await retriever.search(SearchRequest(query="osimertinib side effects"))
+    chemical = next(stage for stage in response.trace if stage.name == "plan:chemical")
+    assert chemical.degraded and "plan_failed" in chemical.decisions
+    assert response.chunks[0].document_id == "tagrisso"
+
+
+async def test_every_plan_failing_is_backend_unavailable(stores, vocabulary):
+    failing = FailingEncoder()
+    retriever = make_retriever(
+        stores, vocabulary, encoders={"pubmedbert": failing, "molformer": failing}
+    )
+    with pytest.raises(BackendUnavailable, match="every retrieval plan failed"):
+        await retriever.search(SearchRequest(query="osimertinib side effects"))
+
+
+async def test_slow_plan_times_out_and_is_recorded(stores, vocabulary):
+    class Slow(HashingTextEncoder):
+        async def encode(self, texts, titles=None):
+            await asyncio.sleep(1.0)
+            return self.encode_sync(texts)
+
+    retriever = make_retriever(
+        stores, vocabulary, encoders={"molformer": Slow()}, budgets={"plan_ms": 100}
+    )
+    response = await retriever.search(SearchRequest(query="osimertinib side effects"))
+    chemical = next(stage for stage in response.trace if stage.name == "plan:chemical")
+    assert "plan_timeout" in chemical.decisions
+
+
+async def test_cross_encoder_never_sees_more_than_the_cap(stores, vocabulary):
+    cross_encoder = OverlapCrossEncoder()
+    retriever = make_retriever(
+        stores, vocabulary, cross_encoder=cross_encoder, tier2={"max_candidates": 4}
+    )
+    await retriever.search(
+        SearchRequest(query="side effects diarrhoea rash", page_size=1, similarity_threshold=0.0)
+    )
+    assert cross_encoder.batch_sizes and max(cross_encoder.batch_sizes) <= 4
+
+
+async def test_pages_beyond_rerank_limit_skip_cross_encoder_and_are_full(stores, vocabulary):
+    cross_encoder = OverlapCrossEncoder()
+    retriever = make_retriever(stores, vocabulary, cross_encoder=cross_encoder)
+    request = SearchRequest(
+        query="side effects tablets dose", page=4, page_size=2, similarity_threshold=0.0
+    )
+    response = await retriever.search(request)
+    assert cross_encoder.batch_sizes == []
+    assert response.total >= 8 and len(response.chunks) == 2
+    tier2 = next(stage for stage in response.trace if stage.name == "tier2")
+    assert tier2.decisions == ["rerank_t2_skipped_page_beyond_limit"]
+
+
+@pytest.mark.parametrize("rerank", [True, False])
+async def test_total_equals_what_can_be_paged_with_page_size_one(stores, vocabulary, rerank):
+    retriever = make_retriever(stores, vocabulary, request={"rerank_page_limit": 1000})
+    seen, page, total = [], 1, None
+    while True:
+        response = await retriever.search(
+            SearchRequest(query="side effects of tablets", page=page, page_size=1, rerank=rerank)
+        )
+        total = response.total if total is None else total
+        assert response.total == total
+        if not response.chunks:
+            break
+        assert len(response.chunks) == 1
+        seen.append(response.chunks[0].chunk_id)
+        page += 1
+    assert len(seen) == total and len(set(seen)) == total
+
+
+async def test_threshold_drops_low_relevance(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary)
+    loose = await retriever.search(SearchRequest(query="lung problems", similarity_threshold=0.0))
+    strict = await retriever.search(SearchRequest(query="lung problems", similarity_threshold=0.6))
+    assert strict.total < loose.total
+    assert all(chunk.relevance >= 0.6 for chunk in strict.chunks)
+
+
+async def test_kb_scope_restricts_results(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary)
+    response = await retriever.search(
+        SearchRequest(
+            query="side effects blood pressure", kb_ids=["papers"], similarity_threshold=0.0
+        )
+    )
+    assert response.chunks and {c.kb_id for c in response.chunks} == {"papers"}
+
+
+async def test_other_namespace_uses_general_route(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary)
+    response = await retriever.search(SearchRequest(query="osimertinib", namespace="general"))
+    assert [p.collection for p in response.route] == ["general_text"]
+    routing = next(stage for stage in response.trace if stage.name == "routing")
+    assert "route_general_default" in routing.decisions
+
+
+async def test_sequential_plans_give_the_same_answer(stores, vocabulary):
+    request = SearchRequest(query="gefitinib side effects")
+    parallel = await make_retriever(stores, vocabulary).search(request)
+    sequential = await make_retriever(stores, vocabulary, parallel_plans=False).search(request)
+    assert [c.chunk_id for c in parallel.chunks] == [c.chunk_id for c in sequential.chunks]
+
+
+async def test_query_embeddings_are_cached(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary)
+    await retriever.search(SearchRequest(query="olaparib dose"))
+    misses = retriever.embeddings.cache_misses
+    await retriever.search(SearchRequest(query="olaparib dose"))
+    assert retriever.embeddings.cache_misses == misses
+
+
+async def test_supplement_injects_entity_anchored_hits(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary, routing={"collection_recall_top_k": 1})
+    response = await retriever.search(SearchRequest(query="Lynparza nausea"))
+    injection = next(stage for stage in response.trace if stage.name == "injection")
+    supplement = next(stage for stage in response.trace if stage.name == "supplement")
+    assert supplement.items_out > 0
+    assert any(decision.startswith("injected:") for decision in injection.decisions)
+    assert response.chunks[0].document_id == "lynparza"
+
+
+@pytest.mark.parametrize(
+    ("field", "request_kwargs", "settings"),
+    [
+        ("query", {"query": "x" * 50}, {"request": {"max_query_chars": 10}}),
+        ("page_size", {"query": "x", "page_size": 500}, {}),
+        ("top_k", {"query": "x", "top_k": 100}, {"request": {"top_k": 50}}),
+    ],
+)
+async def test_configured_bounds_name_the_field(
+    stores, vocabulary, field, request_kwargs, settings
+):
+    retriever = make_retriever(stores, vocabulary, **settings)
+    with pytest.raises(InvalidRequest) as caught:
+        await retriever.search(SearchRequest(**request_kwargs))
+    assert caught.value.field == field
+
+
+async def test_tier1_reuses_stored_vectors(stores, vocabulary):
+    encoder = HashingTextEncoder()
+    retriever = make_retriever(
+        stores, vocabulary, encoders={"pubmedbert": encoder, "molformer": encoder}
+    )
+    await retriever.search(SearchRequest(query="sleep blood pressure"))
+    # query encodes only (batch size 1): node texts came back with their stored vectors
+    assert set(encoder.calls) == {1}
+    assert np.isfinite(encoder.encode_sync(["x"])).all()

@@ -1,0 +1,70 @@
+"""R-T1-1..3: per-plan cosine rerank with entity filter."""
+
+import numpy as np
+import pytest
+
+from pipeline.rerank import entity_filter, tier1_encoder_for, tier1_rerank
+from pipeline.schema import QueryRetrievalIntent
+from pipeline.settings import Tier1Settings
+from tests.unit.helpers import hit, ids
+
+pytestmark = pytest.mark.unit
+
+ENTITY = QueryRetrievalIntent(workflow="drug_entity", require_entity_match=True)
+GENERAL = QueryRetrievalIntent(workflow="general", require_entity_match=False)
+
+
+def test_r_t1_1_encoder_per_collection():
+    settings = Tier1Settings()
+    assert tier1_encoder_for("biomed_text", settings) == "pubmedbert"
+    assert tier1_encoder_for("chemical", settings) == "molformer"
+    assert tier1_encoder_for("medcpt_text", settings) is None
+
+
+async def test_r_t1_1_other_collections_abstain_unchanged():
+    nodes = [hit("b", score=0.1), hit("a", score=0.9)]
+
+    async def never(*_):
+        raise AssertionError("no encoder call for an abstaining collection")
+
+    ranked, decision = await tier1_rerank(
+        nodes, "medcpt_text", ENTITY, ["x"], Tier1Settings(), never, never
+    )
+    assert ranked == nodes and decision == "tier1_abstain"
+
+
+def test_r_t1_2_entity_filter_keeps_entity_or_term_hits():
+    nodes = [
+        hit("meta", primary_drugs=["olaparib"]),
+        hit("text", text="olaparib tablets"),
+        hit("path", path="leaflets/olaparib.pdf"),
+        hit("late", text="x" * 600 + " olaparib"),
+        hit("none", text="nothing relevant"),
+    ]
+    assert ids(entity_filter(nodes, ENTITY, ["olaparib"])) == ["meta", "text", "path"]
+
+
+def test_r_t1_2_filter_only_when_required_and_terms_and_non_empty():
+    nodes = [hit("none", text="nothing")]
+    assert entity_filter(nodes, GENERAL, ["olaparib"]) == nodes
+    assert entity_filter(nodes, ENTITY, []) == nodes
+    assert entity_filter(nodes, ENTITY, ["olaparib"]) == nodes  # empty result: not applied
+
+
+async def test_r_t1_3_cosine_rerank_by_dot_product():
+    vectors = {"a": [1.0, 0.0], "b": [0.6, 0.8], "c": [0.0, 1.0]}
+    nodes = [hit("c", score=0.9), hit("a", score=0.1), hit("b", score=0.5)]
+
+    async def query_vector(role):
+        assert role == "pubmedbert"
+        return np.array([0.0, 1.0], dtype=np.float32)
+
+    async def node_vectors(role, items):
+        return np.array([vectors[item.node.node_id] for item in items], dtype=np.float32)
+
+    ranked, decision = await tier1_rerank(
+        nodes, "biomed_text", GENERAL, [], Tier1Settings(), query_vector, node_vectors
+    )
+    assert ids(ranked) == ["c", "b", "a"]
+    assert [round(item.score, 3) for item in ranked] == [1.0, 0.8, 0.0]
+    assert decision == "tier1_cosine:pubmedbert"

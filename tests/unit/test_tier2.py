@@ -1,0 +1,185 @@
+"""R-T2-1..11: Tier-2 fused rerank and its policy."""
+
+import numpy as np
+import pytest
+
+from pipeline.rerank import boost_terms_for_query, min_max_normalise, post_rrf_rerank
+from pipeline.schema import QueryRetrievalIntent
+from pipeline.settings import RerankPolicy, Tier2Settings
+from tests.unit.helpers import hit, ids
+
+pytestmark = pytest.mark.unit
+
+DRUG = QueryRetrievalIntent(
+    workflow="drug_entity", section_cues=("warnings",), require_entity_match=True
+)
+
+
+def scores_by_id(mapping):
+    async def cross_encoder(query, nodes):
+        return np.array([mapping[item.node.node_id] for item in nodes], dtype=np.float32)
+
+    return cross_encoder
+
+
+async def rerank(nodes, query, intent, vocabulary, cross_encoder, **kwargs):
+    return await post_rrf_rerank(
+        nodes,
+        query,
+        intent,
+        vocabulary=vocabulary,
+        settings=Tier2Settings(),
+        cross_encoder=cross_encoder,
+        **kwargs,
+    )
+
+
+async def test_r_t2_1_image_nodes_pass_through_at_the_end(vocabulary):
+    nodes = [hit("img", modality="image"), hit("t1"), hit("t2")]
+    outcome = await rerank(
+        nodes, "q", QueryRetrievalIntent(), vocabulary, scores_by_id({"t1": 0.0, "t2": 1.0})
+    )
+    assert ids(outcome.nodes) == ["t2", "t1", "img"]
+    assert "ce" not in outcome.nodes[-1].score_parts
+
+
+async def test_r_t2_2_final_score_formula_drug_entity_profile(vocabulary):
+    nodes = [
+        hit(
+            "good",
+            text="Tagrisso warnings",
+            primary_drugs=["osimertinib"],
+            biomed_section="warnings",
+        ),
+        hit("cross", text="Gefitinib tablets", primary_drugs=["gefitinib"]),
+        hit("plain", text="nothing"),
+    ]
+    outcome = await rerank(
+        nodes,
+        "Tagrisso warnings",
+        DRUG,
+        vocabulary,
+        scores_by_id({"good": 1.0, "cross": 3.0, "plain": 2.0}),
+    )
+    parts = {item.node.node_id: item for item in outcome.nodes}
+    # drug_entity: w_ce 0.35, w_entity 0.35, w_sec 0.10, w_xdrug 3.0; ce_norm over [1, 3]
+    assert parts["good"].score == pytest.approx(0.35 * 0.0 + 0.35 * 1.0 + 0.10 * 1.0)
+    assert parts["cross"].score == pytest.approx(0.35 * 1.0 - 3.0)
+    assert parts["plain"].score == pytest.approx(0.35 * 0.5)
+    assert ids(outcome.nodes) == ["good", "plain", "cross"]
+    assert outcome.decisions == ["rerank_t2_domain"]
+    assert parts["cross"].score_parts["xdrug"] == 1.0
+
+
+def test_r_t2_3_min_max_normalisation():
+    assert min_max_normalise(np.array([2.0, 4.0, 3.0])).tolist() == [0.0, 1.0, 0.5]
+    assert min_max_normalise(np.array([5.0, 5.0])).tolist() == [1.0, 1.0]
+    assert min_max_normalise(np.array([])).size == 0
+
+
+async def test_r_t2_3_texts_reach_the_cross_encoder_in_pool_order(vocabulary):
+    seen = []
+
+    async def cross_encoder(query, nodes):
+        seen.extend(ids(nodes))
+        return np.zeros(len(nodes), dtype=np.float32)
+
+    await rerank([hit("a"), hit("b")], "q", QueryRetrievalIntent(), vocabulary, cross_encoder)
+    assert seen == ["a", "b"]
+
+
+@pytest.mark.parametrize("failure", ["raise", "short", "nan"])
+async def test_r_t2_4_failure_falls_back_to_existing_scores(vocabulary, failure):
+    nodes = [hit("a", score=0.05), hit("b", score=0.04)]
+
+    async def cross_encoder(query, items):
+        if failure == "raise":
+            raise RuntimeError("model crashed")
+        if failure == "short":
+            return np.ones(1, dtype=np.float32)
+        return np.array([np.nan, 1.0], dtype=np.float32)
+
+    outcome = await rerank(nodes, "q", QueryRetrievalIntent(), vocabulary, cross_encoder)
+    assert outcome.nodes == nodes
+    assert outcome.degraded and "rerank_t2_fallback_existing_scores" in outcome.decisions
+
+
+def test_r_t2_5_boost_terms_are_query_drugs_else_related(vocabulary):
+    assert boost_terms_for_query("Tagrisso warnings", vocabulary) == ["osimertinib"]
+    assert boost_terms_for_query("EGFR mutation", vocabulary) == [
+        "gefitinib",
+        "erlotinib",
+        "osimertinib",
+    ]
+
+
+async def test_r_t2_8_profile_chosen_by_workflow(vocabulary):
+    nodes = [hit("sec", text="x", biomed_section="warnings"), hit("ce", text="y")]
+    regulatory = QueryRetrievalIntent(workflow="regulatory", section_cues=("warnings",))
+    outcome = await rerank(
+        nodes,
+        "prescribing information warnings",
+        regulatory,
+        vocabulary,
+        scores_by_id({"sec": 0.0, "ce": 1.0}),
+    )
+    scores = {item.node.node_id: item.score for item in outcome.nodes}
+    assert scores == pytest.approx({"sec": 0.35, "ce": 0.30})
+
+
+async def test_r_t2_9_chemical_takes_higher_of_fused_and_molformer(vocabulary):
+    chemical = QueryRetrievalIntent(workflow="chemical", require_entity_match=True)
+    nodes = [
+        hit("mol", text="osimertinib compound", primary_drugs=["osimertinib"], smiles="C"),
+        hit("other", text="unrelated"),
+    ]
+
+    async def molformer(items):
+        assert ids(items) == ["mol"]  # only entity score > 0 takes part
+        return np.array([0.99], dtype=np.float32)
+
+    outcome = await rerank(
+        nodes,
+        "osimertinib compound",
+        chemical,
+        vocabulary,
+        scores_by_id({"mol": 0.0, "other": 1.0}),
+        chemical_scores=molformer,
+    )
+    assert ids(outcome.nodes) == ["mol", "other"]
+    assert outcome.nodes[0].score == pytest.approx(0.99)
+
+
+@pytest.mark.parametrize(
+    ("policy", "decision", "order"),
+    [
+        (RerankPolicy.DOMAIN, "rerank_t2_domain", ["b", "a"]),
+        (RerankPolicy.GENERAL, "rerank_t2_general", ["b", "a"]),
+        (RerankPolicy.NONE, "rerank_t2_passthrough", ["a", "b"]),
+    ],
+)
+async def test_r_t2_11_policy_records_its_decision(vocabulary, policy, decision, order):
+    outcome = await rerank(
+        [hit("a"), hit("b")],
+        "q",
+        QueryRetrievalIntent(),
+        vocabulary,
+        scores_by_id({"a": 0.0, "b": 1.0}),
+        policy=policy,
+    )
+    assert outcome.decisions[0] == decision
+    assert ids(outcome.nodes) == order
+
+
+async def test_r_t2_11_general_policy_is_cross_encoder_only(vocabulary):
+    nodes = [hit("cross", text="gefitinib", primary_drugs=["gefitinib"]), hit("b")]
+    outcome = await rerank(
+        nodes,
+        "osimertinib",
+        DRUG,
+        vocabulary,
+        scores_by_id({"cross": 1.0, "b": 0.0}),
+        policy=RerankPolicy.GENERAL,
+    )
+    assert ids(outcome.nodes) == ["cross", "b"]
+    assert outcome.nodes[0].score == 1.0

@@ -14,7 +14,15 @@ import numpy as np
 
 from pipeline.schema import DocumentRecord, Node, NodeWithScore, ScopeFilter
 
-__all__ = ["CrossEncoder", "DocumentRegistry", "ImageEncoder", "TextEncoder", "VectorStore"]
+__all__ = [
+    "CrossEncoder",
+    "DocumentRegistry",
+    "ImageEncoder",
+    "IngestRegistry",
+    "IngestVectorStore",
+    "TextEncoder",
+    "VectorStore",
+]
 
 
 @runtime_checkable
@@ -112,3 +120,19 @@ class DocumentRegistry(Protocol):
     async def collections_for_scope(self, scope: ScopeFilter) -> list[tuple[str, str]]: ...
 
     async def register_documents(self, records: Sequence[DocumentRecord]) -> int: ...
+
+
+@runtime_checkable
+class IngestVectorStore(VectorStore, Protocol):
+    """What ingestion needs beyond search: create collections, replace a document."""
+
+    async def ensure_collection(self, name: str, dimension: int, hybrid: bool) -> object: ...
+
+    async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None: ...
+
+
+@runtime_checkable
+class IngestRegistry(DocumentRegistry, Protocol):
+    """What ingestion needs beyond look-ups: the stored content hash of each document."""
+
+    async def content_hashes(self, document_ids: Sequence[str]) -> dict[str, str]: ...

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 __all__ = [
     "CollectionSpec",
     "HybridSettings",
+    "IngestSettings",
     "LexicalSettings",
     "PipelineSettings",
     "ProfileWeights",
@@ -259,6 +260,26 @@ class StageSwitches(_Frozen):
     tier2: bool = True
 
 
+class IngestSettings(_Frozen):
+    """Chunking and ingest batching (R-ING-1..6). Tokens are word tokens (letters/digits
+    runs), a model-independent stand-in for sub-word tokens (about 1.3 sub-words each)."""
+
+    chunk_tokens: int = Field(200, ge=16, le=2000)
+    chunk_overlap: int = Field(30, ge=0, le=500)
+    batch_documents: int = Field(64, ge=1)
+    encode_batch: int = Field(64, ge=1)
+    #: R-ING-4: biomedical entity hits per 100 words below which a user document counts
+    #: as general text (labels, leaflets, papers and compounds are biomedical by kind).
+    biomedical_density: float = Field(1.0, ge=0.0)
+    max_primary_drugs: int = Field(5, ge=1)
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> IngestSettings:
+        if self.chunk_overlap >= self.chunk_tokens:
+            raise ValueError("chunk_overlap must be smaller than chunk_tokens")
+        return self
+
+
 class PipelineSettings(_Frozen):
     """Everything the retrieval pipeline reads, in one object."""
 
@@ -275,6 +296,7 @@ class PipelineSettings(_Frozen):
     request: RequestSettings = Field(default_factory=RequestSettings)
     budgets: StageBudgets = Field(default_factory=StageBudgets)
     stages: StageSwitches = Field(default_factory=StageSwitches)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
     parallel_plans: bool = True
     query_cache_size: int = Field(1024, ge=0)
 

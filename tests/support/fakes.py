@@ -183,6 +183,16 @@ class InMemoryVectorStore:
     async def count(self, collection: str) -> int:
         return len(self.rows.get(collection, {}))
 
+    async def ensure_collection(self, name: str, dimension: int, hybrid: bool) -> None:
+        self.rows.setdefault(name, {})
+
+    async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None:
+        table = self.rows.get(collection, {})
+        for node_id in [
+            i for i, row in table.items() if row[0].metadata.get("document_id") in set(document_ids)
+        ]:
+            del table[node_id]
+
     async def has_collection(self, collection: str) -> bool:
         return collection in self.rows
 
@@ -214,6 +224,9 @@ class InMemoryRegistry:
             and (not kbs or record.kb_name in kbs)
         ]
         return sorted(found)
+
+    async def content_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
+        return {i: self.documents[i].content_hash for i in document_ids if i in self.documents}
 
     async def lookup_documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]:
         return {i: self.documents[i] for i in document_ids if i in self.documents}

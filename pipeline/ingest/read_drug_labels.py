@@ -1,0 +1,145 @@
+"""Drug label readers: EMA package leaflet sections and FDA "Indications and Usage".
+
+Document names carry the product and its active substance
+(``Tagrisso (osimertinib) — EMA package leaflet``) so name look-ups (R-SUP-2) and
+evaluation by document name work. Sources: EMA product information (reproduction
+authorised with source acknowledged); FDA structured product labels (public domain).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from pipeline.ingest.records import SourceRecord, open_text
+from pipeline.vocabulary import Vocabulary
+
+__all__ = ["active_substances", "is_drug_class", "read_ema_leaflets", "read_fda_indications"]
+
+_ACTIVE_RE = re.compile(r"contains? (?:the )?active substances? ([^.;]+)", re.I)
+# "osimertinib, which belongs to a group of medicines called ..." ends the substances.
+_CLAUSE_END_RE = re.compile(r",?\s+(?:which|that|a |an |is |are |belongs?|known as)\b", re.I)
+_DRUG_CLASS_RE = re.compile(
+    r"(?:inhibitors|agents|antagonists|agonists|blockers|antibodies|medicines|drugs|vaccines|"
+    r"hormones|analogues|analogs)$",
+    re.I,
+)
+
+
+def is_drug_class(name: str) -> bool:
+    """True for class names the drug table lists beside substances ("protein kinase
+    inhibitors")."""
+    return bool(_DRUG_CLASS_RE.search(name.strip()))
+
+
+def active_substances(product: str, first_section: str, vocabulary: Vocabulary) -> list[str]:
+    """Active substances of a product: what its first leaflet section says it contains,
+    else what the vocabulary maps the product name to."""
+    match = _ACTIVE_RE.search(first_section)
+    window = match.group(1) if match else first_section[:300]
+    window = _CLAUSE_END_RE.split(window, maxsplit=1)[0]
+    found = [
+        d
+        for d in vocabulary.match_drug_entities(window)
+        if d.lower() != product.lower() and not is_drug_class(d)
+    ]
+    if not found:
+        found = [d for d in vocabulary.match_drug_entities(product) if not is_drug_class(d)]
+    return found[:3]
+
+
+def _product_title(product: str) -> str:
+    return " ".join(part.capitalize() for part in re.split(r"[-_\s]+", product) if part)
+
+
+def read_ema_leaflets(path: str | Path, vocabulary: Vocabulary) -> Iterator[SourceRecord]:
+    """Yield ``leaflet`` records, one per section, grouped by product (file order).
+
+    Raises:
+        ValueError: a line is not JSON or lacks ``drug`` / ``section`` / ``text``.
+    """
+    path = Path(path)
+    products: dict[str, list[dict]] = {}
+    with open_text(path) as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                products.setdefault(str(row["drug"]), []).append(
+                    {
+                        "section": str(row["section"]),
+                        "text": str(row["text"]),
+                        "source": str(row.get("source_file") or ""),
+                    }
+                )
+            except (json.JSONDecodeError, KeyError) as error:
+                raise ValueError(f"{path}:{line_number}: bad leaflet row ({error})") from error
+    for product, sections in products.items():
+        first = next((s["text"] for s in sections if s["section"].startswith("1.")), "")
+        drugs = active_substances(product, first, vocabulary)
+        title = _product_title(product)
+        name = (
+            f"{title} ({', '.join(drugs)}) — EMA package leaflet"
+            if drugs
+            else (f"{title} — EMA package leaflet")
+        )
+        for index, section in enumerate(sections):
+            yield SourceRecord(
+                document_id=f"ema-{product}",
+                document_name=name,
+                title=title,
+                text=section["text"],
+                section_title=section["section"],
+                section_index=index,
+                kind="leaflet",
+                source_uri=f"https://www.ema.europa.eu/ ({section['source']})",
+                file_name=Path(section["source"]).name or path.name,
+                drugs=tuple(drugs),
+            )
+
+
+def read_fda_indications(path: str | Path, vocabulary: Vocabulary) -> Iterator[SourceRecord]:
+    """Yield one ``label`` record per product: its Indications and Usage text.
+
+    Raises:
+        ValueError: a line is not JSON or lacks ``unii`` / ``indications``.
+    """
+    path = Path(path)
+    with open_text(path) as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                unii, text = str(row["unii"]), str(row["indications"])
+            except (json.JSONDecodeError, KeyError) as error:
+                raise ValueError(f"{path}:{line_number}: bad FDA row ({error})") from error
+            names = [str(n) for n in row.get("product_names") or []]
+            drugs = list(
+                dict.fromkeys(
+                    d
+                    for n in names
+                    for d in vocabulary.match_drug_entities(n)
+                    if not is_drug_class(d)
+                )
+            )
+            generic = {d.lower() for d in drugs}
+            brands = [n for n in names if n.lower() not in generic] or names
+            label = ", ".join(_product_title(n) for n in brands[:3]) or unii
+            name = (
+                f"{label} ({', '.join(drugs[:3])}) — FDA label" if drugs else f"{label} — FDA label"
+            )
+            yield SourceRecord(
+                document_id=f"fda-{unii}",
+                document_name=name,
+                title=label,
+                text=text,
+                section_title="Indications and Usage",
+                kind="label",
+                source_uri=f"https://dailymed.nlm.nih.gov/ (UNII {unii})",
+                file_name=path.name,
+                drugs=tuple(drugs[:3]),
+            )

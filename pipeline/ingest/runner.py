@@ -1,0 +1,313 @@
+"""The ingest runner: records -> chunks -> vectors -> Milvus, then the registry (R-ING-1..6).
+
+Exactly once, by construction:
+- chunk ids are stable and upserts idempotent, so writing a chunk twice keeps one copy;
+- a document is registered (with its content hash) only after all its chunks are stored,
+  so an interrupted run leaves unregistered documents that the next run writes again,
+  and registered, unchanged documents are skipped;
+- a document whose content changed has its old chunks deleted before the new ones go in.
+A record that fails validation is skipped, counted and reported with its reason; the rest
+goes in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pipeline.ingest.chunker import ChunkDraft, chunk_document
+from pipeline.ingest.profile import document_profile, target_collections
+from pipeline.ingest.read_compounds import compound_record
+from pipeline.ingest.records import SourceRecord
+from pipeline.lexical import lexical_document_text
+from pipeline.ports import IngestRegistry, IngestVectorStore, TextEncoder
+from pipeline.schema import DocumentRecord, Node
+from pipeline.settings import CollectionSpec, PipelineSettings
+from pipeline.vocabulary import Vocabulary
+
+__all__ = ["IngestReport", "IngestRunner", "RecordFailure", "validate_record"]
+
+logger = logging.getLogger(__name__)
+
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#@/+-]{0,200}$")
+_MAX_TEXT_CHARS = 2_000_000
+
+
+@dataclass(frozen=True)
+class RecordFailure:
+    """A record left out, and why."""
+
+    record_id: str
+    reason: str
+
+
+@dataclass
+class IngestReport:
+    """What one run did. ``chunks_written`` counts rows upserted per collection."""
+
+    documents_seen: int = 0
+    documents_written: int = 0
+    documents_unchanged: int = 0
+    chunks_written: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    failures: list[RecordFailure] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {
+            "documents_seen": self.documents_seen,
+            "documents_written": self.documents_written,
+            "documents_unchanged": self.documents_unchanged,
+            "chunks_written": dict(self.chunks_written),
+            "failures": [f"{f.record_id}: {f.reason}" for f in self.failures],
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def validate_record(record: SourceRecord) -> str | None:
+    """The reason ``record`` cannot be ingested, or None when it can."""
+    if not record.document_id:
+        return "missing document id"
+    if not _ID_RE.match(record.document_id):
+        return f"document id {record.document_id[:40]!r} has characters outside [A-Za-z0-9_.:#@/+-]"
+    if not record.text or not record.text.strip():
+        return "empty text"
+    if len(record.text) > _MAX_TEXT_CHARS:
+        return f"text longer than {_MAX_TEXT_CHARS} characters"
+    if any(ord(ch) < 32 and ch not in "\t\n\r" for ch in record.text[:10000]):
+        return "control characters in text"
+    return None
+
+
+def content_hash(records: Sequence[SourceRecord], kb_name: str, salt: str) -> str:
+    """Fingerprint of a document's content, its kb and the ingest configuration."""
+    digest = hashlib.sha256(salt.encode())
+    digest.update(kb_name.encode())
+    for record in sorted(records, key=lambda r: r.section_index):
+        digest.update(
+            json.dumps(
+                [
+                    record.document_name,
+                    record.section_title,
+                    record.text,
+                    record.smiles,
+                    list(record.tags),
+                ]
+            ).encode()
+        )
+    return digest.hexdigest()[:32]
+
+
+class IngestRunner:
+    """Ingest records into the collections their documents belong to.
+
+    Args:
+        store: Milvus (or any ``IngestVectorStore``).
+        registry: the PostgreSQL registry (or any ``IngestRegistry``).
+        encoders: role -> document-side encoder port.
+        settings: pipeline settings (collections, ingest sizes).
+        vocabulary: for primary drugs (R-ING-3), lexical texts (R-REQ-6), profiles.
+        progress: called after each batch with (documents done, documents total, report).
+    """
+
+    def __init__(
+        self,
+        *,
+        store: IngestVectorStore,
+        registry: IngestRegistry,
+        encoders: Mapping[str, TextEncoder],
+        settings: PipelineSettings,
+        vocabulary: Vocabulary,
+        progress: Callable[[int, int, IngestReport], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.registry = registry
+        self.encoders = encoders
+        self.settings = settings
+        self.vocabulary = vocabulary
+        self.progress = progress
+        self._ready: set[str] = set()
+
+    def _salt(self) -> str:
+        ingest = self.settings.ingest
+        roles = sorted(
+            f"{spec.name}:{spec.document_encoder}"
+            for spec in self.settings.enabled_collections().values()
+        )
+        return f"v1|{ingest.chunk_tokens}|{ingest.chunk_overlap}|{','.join(roles)}"
+
+    async def run(
+        self, records: Iterable[SourceRecord], kb_name: str, namespace: str = "biomed"
+    ) -> IngestReport:
+        """Ingest ``records`` into knowledge base ``kb_name``.
+
+        Raises:
+            pipeline.errors.BackendUnavailable: a store or encoder is down (documents
+                already registered stay; a re-run resumes).
+        """
+        started = time.perf_counter()
+        report = IngestReport()
+        documents: dict[str, list[SourceRecord]] = {}
+        for record in records:
+            reason = validate_record(record)
+            if reason is not None:
+                report.failures.append(RecordFailure(record.record_id, reason))
+                continue
+            documents.setdefault(record.document_id, []).append(record)
+        report.documents_seen = len(documents)
+        ids = list(documents)
+        batch = self.settings.ingest.batch_documents
+        for start in range(0, len(ids), batch):
+            chunk_ids = ids[start : start + batch]
+            await self._ingest_batch(
+                {i: documents[i] for i in chunk_ids}, kb_name, namespace, report
+            )
+            if self.progress is not None:
+                self.progress(min(start + batch, len(ids)), len(ids), report)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    async def _ingest_batch(
+        self,
+        documents: dict[str, list[SourceRecord]],
+        kb_name: str,
+        namespace: str,
+        report: IngestReport,
+    ) -> None:
+        salt = self._salt()
+        hashes = {doc_id: content_hash(recs, kb_name, salt) for doc_id, recs in documents.items()}
+        stored = await self.registry.content_hashes(list(documents))
+        todo = {
+            doc_id: recs
+            for doc_id, recs in documents.items()
+            if stored.get(doc_id) != hashes[doc_id]
+        }
+        report.documents_unchanged += len(documents) - len(todo)
+        if not todo:
+            return
+        per_collection: dict[str, tuple[CollectionSpec, list[ChunkDraft]]] = {}
+        placements: dict[str, list[CollectionSpec]] = {}
+        for doc_id, recs in todo.items():
+            recs = [self._backfill_smiles(r) for r in recs]
+            profile = document_profile(recs, self.vocabulary, self.settings)
+            targets = target_collections(profile, self.settings)
+            if not targets:
+                report.failures.append(
+                    RecordFailure(doc_id, f"no enabled collection for {profile}")
+                )
+                continue
+            placements[doc_id] = targets
+            drafts = chunk_document(recs, kb_name, self.vocabulary, self.settings.ingest)
+            for spec in targets:
+                per_collection.setdefault(spec.name, (spec, []))[1].extend(drafts)
+        changed = [doc_id for doc_id in placements if doc_id in stored]
+        for spec, drafts in per_collection.values():
+            if changed:
+                await self.store.delete_documents(spec.name, changed)
+            written = await self._write(spec, drafts)
+            report.chunks_written[spec.name] += written
+        records = [
+            self._document_record(
+                doc_id, todo[doc_id], placements[doc_id], kb_name, namespace, hashes[doc_id]
+            )
+            for doc_id in placements
+        ]
+        await self.registry.register_documents(records)
+        report.documents_written += len(records)
+
+    def _backfill_smiles(self, record: SourceRecord) -> SourceRecord:
+        # R-ING-5: a compound with a known name but no SMILES takes it from the table.
+        if record.kind != "compound" or record.smiles:
+            return record
+        filled = compound_record(
+            record.title or record.document_name, record.document_id, "", self.vocabulary
+        )
+        if not filled.smiles:
+            return record
+        return SourceRecord(
+            **{
+                **record.__dict__,
+                "smiles": filled.smiles,
+                "text": f"{record.text} SMILES: {filled.smiles}",
+            }
+        )
+
+    async def _write(self, spec: CollectionSpec, drafts: list[ChunkDraft]) -> int:
+        encoder = self.encoders.get(spec.document_encoder)
+        if encoder is None:
+            raise LookupError(f"no encoder for role {spec.document_encoder!r}")
+        if spec.name not in self._ready:
+            await self.store.ensure_collection(spec.name, encoder.dimension, spec.hybrid)
+            self._ready.add(spec.name)
+        size = self.settings.ingest.encode_batch
+        written = 0
+        for start in range(0, len(drafts), size):
+            part = drafts[start : start + size]
+            texts = [self._encoder_text(spec, draft) for draft in part]
+            titles = [str(d.metadata.get("title") or d.metadata["document_name"]) for d in part]
+            vectors = np.asarray(await encoder.encode(texts, titles), dtype=np.float32)
+            nodes = [
+                Node(
+                    node_id=f"{spec.name}:{draft.chunk_id}",
+                    text=draft.text,
+                    metadata={
+                        **draft.metadata,
+                        "node_id": f"{spec.name}:{draft.chunk_id}",
+                        "collection": spec.name,
+                        "modality": spec.modality,
+                    },
+                )
+                for draft in part
+            ]
+            lexical = (
+                [
+                    lexical_document_text(
+                        draft.text,
+                        str(draft.metadata.get("section_title") or ""),
+                        self.vocabulary,
+                        self.settings.lexical,
+                    )
+                    for draft in part
+                ]
+                if spec.hybrid
+                else None
+            )
+            written += await self.store.upsert(spec.name, nodes, vectors, lexical)
+        return written
+
+    @staticmethod
+    def _encoder_text(spec: CollectionSpec, draft: ChunkDraft) -> str:
+        if spec.modality == "smiles":
+            return str(draft.metadata.get("smiles") or draft.text)
+        return draft.text
+
+    @staticmethod
+    def _document_record(
+        doc_id: str,
+        records: Sequence[SourceRecord],
+        targets: Sequence[CollectionSpec],
+        kb_name: str,
+        namespace: str,
+        digest: str,
+    ) -> DocumentRecord:
+        first = records[0]
+        return DocumentRecord(
+            document_id=doc_id,
+            name=first.document_name,
+            file_name=first.file_name,
+            source_uri=first.source_uri,
+            kb_name=kb_name,
+            namespace=namespace,
+            tags=tuple(dict.fromkeys(tag for r in records for tag in r.tags)),
+            collections=tuple(spec.name for spec in targets),
+            encoders=tuple(spec.document_encoder for spec in targets),
+            content_hash=digest,
+            metadata={"kind": first.kind, "drugs": list(first.drugs), "sections": len(records)},
+        )

@@ -1,0 +1,221 @@
+"""R-ING-1..5: readers, sections, chunking, profiles, primary drugs (the runner against
+real Milvus and PostgreSQL is in tests/integration)."""
+
+import json
+
+import pytest
+
+from pipeline.ingest.chunker import chunk_document
+from pipeline.ingest.profile import document_profile, target_collections
+from pipeline.ingest.read_compounds import compound_record
+from pipeline.ingest.readers import detect_format, read_source
+from pipeline.ingest.records import SourceRecord
+from pipeline.ingest.runner import IngestRunner, validate_record
+from pipeline.ingest.sections import canonical_section
+from pipeline.schema import CHUNK_METADATA_KEYS
+from pipeline.settings import IngestSettings, PipelineSettings
+from tests.support.fakes import HashingTextEncoder, InMemoryRegistry, InMemoryVectorStore
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    ("heading", "kind", "section"),
+    [
+        ("1. What tagrisso is and what it is used for", "leaflet", "indications_and_usage"),
+        ("2. What you need to know before you take tagrisso", "leaflet", "warnings"),
+        ("3. How to take tagrisso", "leaflet", "dosage_and_administration"),
+        ("4. Possible side effects", "leaflet", "adverse_reactions"),
+        ("5. How to store tagrisso", "leaflet", "storage"),
+        ("6. Contents of the pack and other information", "leaflet", "description"),
+        ("Indications and Usage", "label", "indications_and_usage"),
+        ("BOXED WARNING", "label", "warnings"),
+        ("Contraindications", "label", "contraindications"),
+        ("Methods", "paper", "methods"),
+        ("Results and Discussion", "paper", "results"),
+        ("Background", "paper", "introduction"),
+        ("Anything", "compound", "compound"),
+        ("Acknowledgements", "paper", "body"),
+    ],
+)
+def test_r_ing_2_section_aliases(heading, kind, section):
+    assert canonical_section(heading, kind) == section
+
+
+def leaflet(text, section="4. Possible side effects", index=4, drugs=("osimertinib",)):
+    return SourceRecord(
+        document_id="ema-tagrisso",
+        document_name="Tagrisso (osimertinib)",
+        title="Tagrisso",
+        text=text,
+        section_title=section,
+        section_index=index,
+        kind="leaflet",
+        drugs=drugs,
+    )
+
+
+def test_r_ing_1_every_chunk_carries_the_metadata_keys(vocabulary):
+    drafts = chunk_document(
+        [leaflet("Diarrhoea. Rash. Dry skin.")], "labels", vocabulary, IngestSettings()
+    )
+    assert len(drafts) == 1
+    metadata = drafts[0].metadata
+    assert set(CHUNK_METADATA_KEYS) - {"node_id"} <= set(metadata)
+    assert metadata["biomed_section"] == "adverse_reactions"
+    assert metadata["kb_name"] == "labels"
+    assert drafts[0].text.startswith("Tagrisso — 4. Possible side effects\n")
+    assert metadata["content_summary"].startswith("4. Possible side effects: Diarrhoea.")
+
+
+def test_chunks_respect_size_and_overlap(vocabulary):
+    sentences = [f"Sentence number {i} says something about dosing." for i in range(60)]
+    settings = IngestSettings(chunk_tokens=40, chunk_overlap=10)
+    drafts = chunk_document([leaflet(" ".join(sentences))], "kb", vocabulary, settings)
+    assert len(drafts) > 5
+    bodies = [draft.text.split("\n", 1)[1] for draft in drafts]
+    assert all(len(body.split()) <= 40 for body in bodies)
+    assert bodies[0].split(". ")[-1].rstrip(".") in bodies[1]  # overlap repeats a sentence
+    assert len({draft.chunk_id for draft in drafts}) == len(drafts)
+
+
+def test_very_long_sentence_is_cut_not_dropped(vocabulary):
+    drafts = chunk_document(
+        [leaflet("word " * 500)],
+        "kb",
+        vocabulary,
+        IngestSettings(chunk_tokens=100, chunk_overlap=10),
+    )
+    assert len(drafts) >= 5
+
+
+def test_r_ing_3_primary_drugs_document_drugs_else_chunk_mentions(vocabulary):
+    named = chunk_document(
+        [leaflet("Tell your doctor if you take warfarin.")], "kb", vocabulary, IngestSettings()
+    )
+    assert named[0].metadata["primary_drugs"] == ["osimertinib"]
+    paper = SourceRecord(
+        document_id="p1",
+        document_name="A trial",
+        text=("Tagrisso improved survival. Osimertinib was well tolerated versus gefitinib."),
+        kind="paper",
+    )
+    drafts = chunk_document([paper], "kb", vocabulary, IngestSettings())
+    assert drafts[0].metadata["primary_drugs"][:2] == ["osimertinib", "gefitinib"]
+
+
+def test_r_ing_4_profiles(vocabulary):
+    settings = PipelineSettings()
+    general = SourceRecord(
+        document_id="g",
+        document_name="Holiday policy",
+        text="Staff may take twenty days of holiday each year.",
+    )
+    biomedical = SourceRecord(
+        document_id="b",
+        document_name="Notes",
+        text="Osimertinib inhibits EGFR in lung cancer; gefitinib too.",
+    )
+    assert document_profile([general], vocabulary, settings) == "general"
+    assert document_profile([biomedical], vocabulary, settings) == "biomedical"
+    assert [c.name for c in target_collections("general", settings)] == ["general_text"]
+    assert [c.name for c in target_collections("biomedical", settings)] == [
+        "biomed_text",
+        "medcpt_text",
+    ]
+    off = PipelineSettings(collections={"general_text": {"enabled": False}})
+    assert [c.name for c in target_collections("general", off)] == ["biomed_text"]
+
+
+def test_r_ing_5_compound_smiles_backfilled_from_vocabulary(vocabulary):
+    record = compound_record("osimertinib", "X1", "", vocabulary)
+    assert record.smiles and "SMILES:" in record.text
+    assert "Tagrisso" in record.text
+    assert record.drugs == ("osimertinib",)
+
+
+def test_validation_reasons():
+    assert validate_record(SourceRecord(document_id="", document_name="x", text="t"))
+    assert validate_record(SourceRecord(document_id="a b", document_name="x", text="t"))
+    assert validate_record(SourceRecord(document_id="a", document_name="x", text="   "))
+    assert validate_record(SourceRecord(document_id="a", document_name="x", text="a\x00b"))
+    assert validate_record(SourceRecord(document_id="a", document_name="x", text="ok")) is None
+
+
+def test_readers_detect_and_read(tmp_path, vocabulary):
+    beir = tmp_path / "corpus.jsonl"
+    beir.write_text(json.dumps({"_id": "MED-1", "title": "T", "text": "body"}) + "\n")
+    ema = tmp_path / "ema.jsonl"
+    ema.write_text(
+        json.dumps(
+            {
+                "drug": "tagrisso",
+                "section": "1. What tagrisso is",
+                "text": "Tagrisso contains the active substance osimertinib.",
+                "source_file": "x.fsh",
+            }
+        )
+        + "\n"
+    )
+    fda = tmp_path / "fda.jsonl"
+    fda.write_text(
+        json.dumps(
+            {
+                "unii": "U1",
+                "product_names": ["TAGRISSO", "osimertinib"],
+                "indications": "TAGRISSO is indicated for NSCLC.",
+            }
+        )
+        + "\n"
+    )
+    markdown = tmp_path / "notes.md"
+    markdown.write_text("# My notes\nintro\n## Dosing\ntake one\n")
+    assert [detect_format(p) for p in (beir, ema, fda, markdown)] == [
+        "beir",
+        "ema-leaflets",
+        "fda-indications",
+        "markdown",
+    ]
+    ema_record = next(read_source(ema, vocabulary))
+    assert ema_record.document_name == "Tagrisso (osimertinib) — EMA package leaflet"
+    fda_record = next(read_source(fda, vocabulary))
+    assert fda_record.document_name == "Tagrisso (osimertinib) — FDA label"
+    assert [r.section_title for r in read_source(markdown, vocabulary)] == ["My notes", "Dosing"]
+    with pytest.raises(ValueError, match="format"):
+        list(read_source(beir, vocabulary, "pdf"))
+
+
+async def test_runner_twice_adds_nothing_and_reports_bad_records(vocabulary):
+    store, registry = InMemoryVectorStore(), InMemoryRegistry()
+    encoder = HashingTextEncoder()
+    runner = IngestRunner(
+        store=store,
+        registry=registry,
+        encoders={
+            "pubmedbert": encoder,
+            "medcpt-article": encoder,
+            "general-text": encoder,
+            "molformer": encoder,
+        },
+        settings=PipelineSettings(collections={"medcpt_text": {"enabled": False}}),
+        vocabulary=vocabulary,
+    )
+    records = [
+        leaflet("Diarrhoea and rash."),
+        SourceRecord(document_id="bad id!", document_name="x", text="t"),
+        compound_record("gefitinib", "C1", "", vocabulary),
+    ]
+    first = await runner.run(records, "kb")
+    assert first.documents_written == 2 and len(first.failures) == 1
+    assert "characters" in first.failures[0].reason
+    counts = {name: len(rows) for name, rows in store.rows.items()}
+    assert counts == {"biomed_text": 1, "chemical": 1}
+    second = await runner.run(records, "kb")
+    assert second.documents_written == 0 and second.documents_unchanged == 2
+    assert {name: len(rows) for name, rows in store.rows.items()} == counts
+    changed = await runner.run([leaflet("Diarrhoea. Rash. " + "More text. " * 400)], "kb")
+    assert changed.documents_written == 1
+    assert all(
+        node_id.startswith("biomed_text:ema-tagrisso#s4-c") for node_id in store.rows["biomed_text"]
+    )
+    assert len(store.rows["biomed_text"]) > 1

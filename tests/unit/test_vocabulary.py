@@ -1,0 +1,139 @@
+"""R-VOC-1..4: letter-boundary matching, drug suffixes, order, shipped + MRCONSO loading."""
+
+import gzip
+import json
+
+import pytest
+
+from pipeline.vocabulary import SHIPPED_VOCABULARY, Entity, Vocabulary
+
+pytestmark = pytest.mark.unit
+
+
+def surfaces(vocabulary, text):
+    return [match.surface for match in vocabulary.find(text)]
+
+
+def canonicals(vocabulary, text):
+    return [entity.canonical for entity in vocabulary.match_entities(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [("VEGFR inhibitors", "EGFR"), ("metastatic colorectal cancer", "MET")],
+)
+def test_r_voc_1_no_match_inside_a_longer_word(vocabulary, text, absent):
+    assert absent not in canonicals(vocabulary, text)
+    assert absent not in surfaces(vocabulary, text)
+
+
+def test_r_voc_1_digit_is_not_a_letter_vegfr_in_vegfr1_3(vocabulary):
+    assert "VEGFR" in canonicals(vocabulary, "VEGFR1-3 expression in tumours")
+
+
+def test_r_voc_1_pd_1_keeps_its_hyphen(vocabulary):
+    matches = vocabulary.find("response to anti-PD-1 antibody therapy")
+    assert [m.surface for m in matches if m.entity.canonical == "PD-1"] == ["PD-1"]
+
+
+def test_r_voc_1_ethanol_found_once_not_inside_methanol(vocabulary):
+    found = [m for m in vocabulary.find("ethanol and methanol") if m.entity.canonical == "ethanol"]
+    assert len(found) == 1
+    assert found[0].start == 0
+    assert "ethanol" not in canonicals(vocabulary, "methanol poisoning")
+
+
+def test_r_voc_1_gene_symbols_match_as_written(vocabulary):
+    assert "MET" in canonicals(vocabulary, "MET exon 14 skipping")
+    assert "MET" not in canonicals(vocabulary, "I met the oncologist")
+
+
+@pytest.mark.parametrize("drug", ["osimertinib", "olaparib", "pembrolizumab", "metformin"])
+def test_r_voc_2_suffix_drugs_are_drugs(vocabulary, drug):
+    assert vocabulary.match_drug_entities(f"dosing of {drug} in adults") == [drug]
+
+
+def test_r_voc_2_unknown_suffix_word_becomes_a_drug():
+    vocabulary = Vocabulary([Entity("aspirin", "drug")])
+    assert vocabulary.match_drug_entities("zorbatinib versus aspirin") == ["zorbatinib", "aspirin"]
+
+
+def test_r_voc_2_short_or_stop_listed_suffix_words_are_not_drugs():
+    vocabulary = Vocabulary([Entity("aspirin", "drug")])
+    assert vocabulary.match_drug_entities("the thermostat and statistics of a nib") == []
+
+
+def test_r_voc_2_untyped_vocabulary_entity_with_suffix_is_a_drug():
+    vocabulary = Vocabulary([Entity("foobarumab", "other")])
+    assert vocabulary.match_drug_entities("foobarumab trial") == ["foobarumab"]
+
+
+def test_r_voc_3_entities_in_order_of_first_appearance(vocabulary):
+    text = "osimertinib for EGFR-mutant lung cancer after gefitinib, osimertinib"
+    found = canonicals(vocabulary, text)
+    assert found.index("osimertinib") < found.index("EGFR") < found.index("lung cancer")
+    assert found.index("lung cancer") < found.index("gefitinib")
+    assert found.count("osimertinib") == 1
+
+
+def test_r_voc_3_brand_name_yields_active_substance(vocabulary):
+    assert vocabulary.match_drug_entities("Tagrisso side effects") == ["osimertinib"]
+    assert vocabulary.match_drug_entities("Iressa and gefitinib") == ["gefitinib"]
+
+
+def test_r_voc_4_shipped_file_loads_with_sources():
+    vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
+    description = vocabulary.describe()
+    assert description["by_type"]["drug"] > 10_000
+    assert description["by_type"]["gene"] > 10_000
+    assert any("HGNC" in source for source in description["sources"])
+    egfr = vocabulary.get("EGFR")
+    assert egfr is not None and "osimertinib" in egfr.related_drugs
+
+
+MRCONSO_ROWS = [
+    # CUI|LAT|TS|LUI|STT|SUI|ISPREF|AUI|SAUI|SCUI|SDUI|SAB|TTY|CODE|STR|SRL|SUPPRESS|CVF|
+    "C0000001|ENG|P|L1|PF|S1|Y|A1||||RXNORM|IN|1|Zorbatinib|0|N||",
+    "C0000001|ENG|S|L2|VO|S2|Y|A2||||RXNORM|BN|2|Zorbaxa|0|N||",
+    "C0000001|FRE|P|L3|PF|S3|Y|A3||||MSHFRE|MH|3|Zorbatinibe|0|N||",
+    "C0000002|ENG|P|L4|PF|S4|Y|A4||||MSH|MH|4|Frobnication disorder|0|N||",
+    "C0000002|ENG|S|L5|PF|S5|N|A5||||MSH|EN|5|Frobnosis|0|O||",
+    "C0000003|ENG|P|L6|PF|S6|Y|A6||||HGNC|PT|6|ZORB1|0|N||",
+]
+
+
+@pytest.fixture
+def mrconso(tmp_path):
+    path = tmp_path / "MRCONSO.RRF"
+    path.write_text("\n".join(MRCONSO_ROWS) + "\n", encoding="utf-8")
+    (tmp_path / "MRSTY.RRF").write_text(
+        "C0000001|T121|A1.4.1.1.1|Pharmacologic Substance|AT1|256|\n"
+        "C0000002|T047|B2.2.1.2.1|Disease or Syndrome|AT2|256|\n"
+        "C0000003|T028|A1.2.3.5|Gene or Genome|AT3|256|\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_r_voc_4_mrconso_english_rows_grouped_by_cui(mrconso):
+    vocabulary = Vocabulary.from_mrconso(mrconso)
+    drug = vocabulary.get("Zorbaxa")
+    assert drug is not None and drug.canonical == "Zorbatinib" and drug.cui == "C0000001"
+    assert drug.semantic_type == "drug"
+    assert vocabulary.get("Zorbatinibe") is None  # French row left out
+    assert vocabulary.get("Frobnosis") is None  # suppressed row left out
+    assert vocabulary.get("Frobnication disorder").semantic_type == "disease"
+    assert vocabulary.match_drug_entities("Zorbaxa in frobnication disorder") == ["Zorbatinib"]
+
+
+def test_r_voc_4_mrconso_merges_with_a_base_vocabulary(mrconso, vocabulary):
+    merged = Vocabulary.from_mrconso(mrconso, base=vocabulary)
+    assert merged.match_drug_entities("Tagrisso then Zorbaxa") == ["osimertinib", "Zorbatinib"]
+
+
+def test_r_voc_4_bad_file_header_is_rejected(tmp_path):
+    path = tmp_path / "v.jsonl.gz"
+    with gzip.open(path, "wt") as handle:
+        handle.write(json.dumps({"format": "other"}) + "\n")
+    with pytest.raises(ValueError, match="biomed-vocabulary"):
+        Vocabulary.load(path)

@@ -1,0 +1,144 @@
+"""The cross-encoder role (family ``cross-encoder``): AutoModelForSequenceClassification over
+``[query, "title. text"]`` pairs, one raw logit per pair (R-T2-3).
+
+Model card followed: ``ncbi/MedCPT-Cross-Encoder``: the tokenizer is called on
+``[query, article]`` pairs with ``truncation=True, max_length=512`` and the score is the
+single output logit. Texts are first cut to ``max_chars`` characters (2048 by default,
+R-T2-3); a pair still over ``max_tokens`` is truncated longest-first, never an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+from models.batching import BatchLimits, Forward, run_in_sub_batches
+from models.errors import ModelInputError
+from models.inputs import join_title, text_list, title_list
+from models.runtime import (
+    build_forward,
+    configure_threads,
+    load_pretrained,
+    model_dtype,
+    torch_device_for,
+)
+from models.sources import resolve_source
+from models.specs import EncoderSpec, ModelProfile
+from models.tokens import TokenizerAdapter, effective_max_length, model_input_names
+
+__all__ = [
+    "DEFAULT_RERANK_MAX_CHARS",
+    "CrossEncoderScorer",
+    "LogitModule",
+    "load_cross_encoder_scorer",
+    "rerank_documents",
+]
+
+DEFAULT_RERANK_MAX_CHARS = 2048
+"""Characters of each text kept before pairing (R-T2-3), unless the spec sets ``max_chars``."""
+
+
+def rerank_documents(
+    texts: Sequence[str], titles: Sequence[str | None] | None, max_chars: int | None
+) -> list[str]:
+    """The document side of rerank pairs: ``"title. text"`` (text alone when the title is
+    empty), the text cut to ``max_chars`` characters first (default 2048, R-T2-3).
+
+    Raises:
+        ModelInputError: texts not a list of str, or titles that do not line up.
+    """
+    items = text_list(texts)
+    paired_titles = title_list(titles, len(items)) or [""] * len(items)
+    limit = DEFAULT_RERANK_MAX_CHARS if max_chars is None else max_chars
+    return [
+        join_title(title, text[:limit])
+        for title, text in zip(paired_titles, items, strict=True)
+    ]
+
+
+def query_text(query: str) -> str:
+    """The query, checked.
+
+    Raises:
+        ModelInputError: the query is not a str.
+    """
+    if not isinstance(query, str):
+        raise ModelInputError(f"query is {type(query).__name__}, expected str")
+    return query
+
+
+class LogitModule(torch.nn.Module):
+    """A sequence-classification model returning the last logit of each pair, float32
+    ``(b,)`` (the only logit for one-label models such as MedCPT-Cross-Encoder)."""
+
+    def __init__(self, model: torch.nn.Module, input_names: Sequence[str]):
+        super().__init__()
+        self.model = model
+        self.input_names = tuple(input_names)
+
+    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        named = dict(zip(self.input_names, inputs, strict=True))
+        output = self.model(**named)
+        logits = output[0] if isinstance(output, tuple) else output.logits
+        return logits[:, -1].float()
+
+
+class CrossEncoderScorer:
+    """``score(query, texts, titles=None) -> np.ndarray (n,) float32``: one raw logit per
+    ``[query, "title. text"]`` pair, in input order; ``(0,)`` for no texts."""
+
+    def __init__(
+        self, spec: EncoderSpec, adapter: TokenizerAdapter, forward: Forward, limits: BatchLimits
+    ):
+        self.spec = spec
+        self.adapter = adapter
+        self.forward = forward
+        self.limits = limits
+
+    def score(
+        self, query: str, texts: Sequence[str], titles: Sequence[str | None] | None = None
+    ) -> np.ndarray:
+        """Score texts against a query (R-T2-3).
+
+        Raises:
+            ModelInputError: query not a str, texts not a list of str, titles misaligned.
+        """
+        question = query_text(query)
+        documents = rerank_documents(texts, titles, self.spec.max_chars)
+        if not documents:
+            return np.zeros((0,), dtype=np.float32)
+        rows = self.adapter.rows([question] * len(documents), documents)
+        return run_in_sub_batches(
+            rows, self.adapter.input_names, self.adapter.pad_token_id, self.forward, self.limits
+        )
+
+
+def load_cross_encoder_scorer(spec: EncoderSpec, profile: ModelProfile) -> CrossEncoderScorer:
+    """Load a ``cross-encoder`` role with ``AutoModelForSequenceClassification`` from the
+    resolved local folder (``local_files_only=True``), on the profile's runtime.
+
+    Raises:
+        ModelNotAvailableError: weights not available locally.
+    """
+    folder = resolve_source(spec, profile.hf_cache_dir)
+    tokenizer = load_pretrained(spec, lambda: AutoTokenizer.from_pretrained(
+        str(folder), local_files_only=True, trust_remote_code=spec.trust_remote_code,
+    ))
+    model = load_pretrained(spec, lambda: AutoModelForSequenceClassification.from_pretrained(
+        str(folder), local_files_only=True, trust_remote_code=spec.trust_remote_code,
+        **spec.model_kwargs,
+    ))
+    configure_threads(profile)
+    device = torch_device_for(spec, profile)
+    model = model.to(device=device, dtype=model_dtype(device, profile)).eval()
+    input_names = model_input_names(tokenizer, model)
+    adapter = TokenizerAdapter(tokenizer, input_names, effective_max_length(spec, tokenizer, model))
+    module = LogitModule(model, input_names).eval()
+    forward = build_forward(
+        module, spec, profile, input_names, adapter.example_inputs(), folder,
+        extra_key={"head": "last-logit"},
+    )
+    return CrossEncoderScorer(spec, adapter, forward, BatchLimits.from_profile(profile))

@@ -1,0 +1,88 @@
+"""Input checks shared by the families: text lists, titles, and image bytes.
+
+Every check raises :class:`models.errors.ModelInputError` with the position of the bad item.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from collections.abc import Sequence
+
+from PIL import Image
+
+from models.errors import ModelInputError
+
+__all__ = ["decode_images", "join_title", "text_list", "title_list", "truncate_characters"]
+
+
+def text_list(texts: Sequence[str], name: str = "texts") -> list[str]:
+    """``texts`` as a list of str.
+
+    Raises:
+        ModelInputError: ``texts`` is a single str (a common slip that would encode each
+            character), or an item is not a str.
+    """
+    if isinstance(texts, str | bytes):
+        raise ModelInputError(f"{name} must be a sequence of strings, not a single string")
+    items = list(texts)
+    for position, item in enumerate(items):
+        if not isinstance(item, str):
+            raise ModelInputError(f"{name}[{position}] is {type(item).__name__}, expected str")
+    return items
+
+
+def title_list(titles: Sequence[str | None] | None, count: int) -> list[str] | None:
+    """Titles lined up with ``count`` texts (None items become ""), or None.
+
+    Raises:
+        ModelInputError: not one title per text, or a title that is not a str.
+    """
+    if titles is None:
+        return None
+    if isinstance(titles, str | bytes):
+        raise ModelInputError("titles must be a sequence of strings, not a single string")
+    items = ["" if title is None else title for title in titles]
+    if len(items) != count:
+        raise ModelInputError(f"got {len(items)} titles for {count} texts; give one per text")
+    return text_list(items, "titles")
+
+
+def join_title(title: str, text: str) -> str:
+    """``"title. text"`` (the title's own trailing full stops dropped); the text alone when
+    the title is blank."""
+    heading = title.strip().rstrip(".")
+    return f"{heading}. {text}" if heading else text
+
+
+def truncate_characters(texts: Sequence[str], max_chars: int | None) -> list[str]:
+    """Texts cut to their first ``max_chars`` characters (unchanged when None)."""
+    if max_chars is None:
+        return list(texts)
+    return [text[:max_chars] for text in texts]
+
+
+def decode_images(images: Sequence[bytes]) -> list[Image.Image]:
+    """Decode encoded image bytes (PNG, JPEG, TIFF, ...) into RGB PIL images.
+
+    Raises:
+        ModelInputError: an item is not bytes, or cannot be decoded as an image (truncated,
+            corrupt, unknown format, or a decompression bomb); the message names its index.
+    """
+    if isinstance(images, bytes | bytearray | memoryview):
+        raise ModelInputError("images must be a sequence of encoded images, not one bytes object")
+    decoded: list[Image.Image] = []
+    for position, data in enumerate(images):
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise ModelInputError(f"images[{position}] is {type(data).__name__}, expected bytes")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", Image.DecompressionBombWarning)
+                with Image.open(io.BytesIO(bytes(data))) as image:
+                    decoded.append(image.convert("RGB"))
+        except (OSError, ValueError, SyntaxError, Image.DecompressionBombError,
+                Image.DecompressionBombWarning) as error:
+            raise ModelInputError(
+                f"images[{position}] ({len(data)} bytes) is not a decodable image: {error}"
+            ) from None
+    return decoded

@@ -1,0 +1,46 @@
+"""MoLFormer (family ``molformer``): a SMILES transformer with remote code, mean pooling.
+
+Model card followed: ``ibm/MoLFormer-XL-both-10pct``: ``AutoModel.from_pretrained(...,
+deterministic_eval=True, trust_remote_code=True)`` and ``AutoTokenizer.from_pretrained(...,
+trust_remote_code=True)``; SPEC.md section 0 asks for the attention-masked mean of the last
+hidden state (768-d), L2-normalised here. Inputs are RDKit-canonicalised first (the model
+was trained on canonical SMILES); unparseable strings follow ``invalid_smiles`` (see
+:mod:`models.smiles`). ``deterministic_eval`` belongs in the profile's ``model_kwargs``.
+"""
+
+from __future__ import annotations
+
+from transformers import AutoModel, AutoTokenizer
+
+from models.runtime import load_pretrained
+from models.smiles import smiles_preprocessor
+from models.sources import not_available, resolve_source
+from models.specs import EncoderSpec, ModelProfile
+from models.text import TransformerTextEncoder, build_transformer_text_encoder
+
+__all__ = ["load_molformer_encoder"]
+
+
+def load_molformer_encoder(spec: EncoderSpec, profile: ModelProfile) -> TransformerTextEncoder:
+    """Load a ``molformer`` role from the resolved local folder (``local_files_only=True``,
+    remote code from that folder): ``(n, d)`` float32 L2-normalised vectors.
+
+    Raises:
+        ModelNotAvailableError: weights or remote code not available locally, or
+            ``trust_remote_code`` is false in the spec.
+        ModelInputError: (at encode time) an unparseable SMILES under ``invalid_smiles: error``.
+    """
+    if not spec.trust_remote_code:
+        raise not_available(
+            spec, "MoLFormer runs remote code from its repository; set trust_remote_code: true"
+        )
+    folder = resolve_source(spec, profile.hf_cache_dir)
+    tokenizer = load_pretrained(spec, lambda: AutoTokenizer.from_pretrained(
+        str(folder), local_files_only=True, trust_remote_code=True,
+    ))
+    model = load_pretrained(spec, lambda: AutoModel.from_pretrained(
+        str(folder), local_files_only=True, trust_remote_code=True, **spec.model_kwargs,
+    ))
+    return build_transformer_text_encoder(
+        spec, profile, folder, tokenizer, model, smiles_preprocessor(spec)
+    )

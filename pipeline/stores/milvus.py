@@ -11,6 +11,13 @@ its ``create_index`` waits through ``AllocTimestamp``, which Lite does not imple
 in a worker thread, and the data plane uses ``AsyncMilvusClient``. An async client is
 bound to the event loop it was made in; the store keeps one per running loop.
 
+Two Lite behaviours the store handles (measured): rows not yet flushed are searched by
+brute force in the server process (3000 x 384-d: dense top-20 190 ms, BM25 900 ms before
+a flush; 17 ms and 13 ms after), so ``upsert`` flushes by default; and after a server
+restart every collection is *released* and refuses searches ("call load()"), so the
+store loads a collection when it first describes it and, if a call still finds it
+released, loads it and retries once.
+
 Scores: dense = cosine clipped to [0, 1] (R-HYB-2), also set as ``vector_similarity``;
 lexical = BM25, positive, best first (Lite returns negative distances; the sign is
 dropped). Scope filters are built by :mod:`pipeline.stores.expressions`: no value is
@@ -23,10 +30,10 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from pymilvus import AsyncMilvusClient, MilvusClient, MilvusException
@@ -56,6 +63,7 @@ from pipeline.stores.milvus_schema import (
 __all__ = ["CollectionInfo", "DenseIndex", "MilvusVectorStore"]
 
 MAX_TOP_K = 16384
+T = TypeVar("T")
 
 
 def _is_missing_collection(error: MilvusException) -> bool:
@@ -63,6 +71,11 @@ def _is_missing_collection(error: MilvusException) -> bool:
     return getattr(error, "code", None) == 100 or "does not exist" in message or (
         "not found" in message and "collection" in message
     )
+
+
+def _is_released(error: MilvusException) -> bool:
+    message = str(getattr(error, "message", error)).lower()
+    return getattr(error, "code", None) == 101 or "released" in message or "load()" in message
 
 
 class MilvusVectorStore:
@@ -83,6 +96,8 @@ class MilvusVectorStore:
         upsert_batch_rows / upsert_batch_bytes: one upsert request carries at most this
             many rows / about this many bytes of text.
         timeout_s: per-request timeout in seconds.
+        flush_after_upsert: flush at the end of every ``upsert`` / ``delete_documents``
+            (see :meth:`flush`; about 20 ms for a batch of 64 rows on Lite).
     """
 
     def __init__(
@@ -98,6 +113,7 @@ class MilvusVectorStore:
         upsert_batch_rows: int = 512,
         upsert_batch_bytes: int = 16 * 1024 * 1024,
         timeout_s: float = 30.0,
+        flush_after_upsert: bool = True,
     ) -> None:
         if max_ids_per_expression < 1 or upsert_batch_rows < 1 or upsert_batch_bytes < 1:
             raise ValueError("batch and expression limits must be >= 1")
@@ -111,6 +127,7 @@ class MilvusVectorStore:
         self.upsert_batch_rows = upsert_batch_rows
         self.upsert_batch_bytes = upsert_batch_bytes
         self.timeout_s = timeout_s
+        self.flush_after_upsert = flush_after_upsert
         self._sync_client: MilvusClient | None = None
         self._async_clients: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, AsyncMilvusClient
@@ -168,6 +185,20 @@ class MilvusVectorStore:
         except (TimeoutError, OSError) as error:
             raise BackendUnavailable(f"milvus {operation} on {collection!r}: {error}") from error
 
+    async def _run(
+        self, operation: str, collection: str, call: Callable[[], Awaitable[T]]
+    ) -> T:
+        """Run a data-plane call; a collection found released (after a server restart
+        Lite reopens every collection released) is loaded and the call retried once."""
+        async with self._guard(operation, collection):
+            try:
+                return await call()
+            except MilvusException as error:
+                if not _is_released(error):
+                    raise
+                await self._client().load_collection(self.physical_name(collection))
+                return await call()
+
     # -- collections -------------------------------------------------------------------
     def physical_name(self, collection: str) -> str:
         """Server-side name of logical ``collection`` (``collection_prefix`` + name)."""
@@ -185,6 +216,9 @@ class MilvusVectorStore:
             if not await self._client().has_collection(name):
                 return None
             description = await self._client().describe_collection(name)
+            # Idempotent and cheap when loaded (3-7 ms on Lite); a reopened Lite
+            # collection is released and refuses searches until loaded.
+            await self._client().load_collection(name)
         info = collection_info_from_description(description)
         info = CollectionInfo(name=collection, dimension=info.dimension, hybrid=info.hybrid)
         self._infos[collection] = info
@@ -328,11 +362,20 @@ class MilvusVectorStore:
             batch_bytes += size
         if batch:
             await self._upsert_batch(collection, batch)
+        if self.flush_after_upsert:
+            await self.flush(collection)
         return len(rows)
 
     async def _upsert_batch(self, collection: str, rows: list[dict[str, Any]]) -> None:
-        async with self._guard("upsert", collection):
-            await self._client().upsert(self.physical_name(collection), rows)
+        physical = self.physical_name(collection)
+        await self._run("upsert", collection, lambda: self._client().upsert(physical, rows))
+
+    async def flush(self, collection: str) -> None:
+        """Seal written rows into indexed segments. On Lite, searches over unflushed rows
+        are brute force in the server process: at 3000 rows x 384-d a dense top-20 took
+        190 ms and BM25 900 ms before a flush, 17 ms and 13 ms after (measured)."""
+        physical = self.physical_name(collection)
+        await self._run("flush", collection, lambda: self._client().flush(physical))
 
     async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None:
         """Delete every node of ``document_ids`` (re-ingest of a changed document).
@@ -344,10 +387,14 @@ class MilvusVectorStore:
         if not document_ids or await self.describe(collection) is None:
             return
         for chunk in chunked(document_ids, self.max_ids_per_expression):
-            async with self._guard("delete", collection):
-                await self._client().delete(
-                    self.physical_name(collection), filter=in_list("document_id", chunk)
-                )
+            expression = in_list("document_id", chunk)
+            physical = self.physical_name(collection)
+            await self._run(
+                "delete", collection,
+                lambda: self._client().delete(physical, filter=expression),  # noqa: B023
+            )
+        if self.flush_after_upsert:
+            await self.flush(collection)
 
     # -- reads -------------------------------------------------------------------------
     async def count(self, collection: str) -> int:
@@ -355,11 +402,13 @@ class MilvusVectorStore:
         missing collection."""
         if await self.describe(collection) is None:
             return 0
-        async with self._guard("count", collection):
-            result = await self._client().query(
-                self.physical_name(collection), filter="", output_fields=["count(*)"],
-                consistency_level="Strong",
-            )
+        physical = self.physical_name(collection)
+        result = await self._run(
+            "count", collection,
+            lambda: self._client().query(
+                physical, filter="", output_fields=["count(*)"], consistency_level="Strong",
+            ),
+        )
         return int(result[0]["count(*)"]) if result else 0
 
     async def fetch(
@@ -371,11 +420,12 @@ class MilvusVectorStore:
             return []
         found: dict[str, Node] = {}
         for chunk in chunked(node_ids, self.max_ids_per_expression):
-            async with self._guard("get", collection):
-                entities = await self._client().get(
-                    self.physical_name(collection), ids=chunk,
-                    output_fields=output_fields(info.hybrid, with_vectors),
-                )
+            physical = self.physical_name(collection)
+            fields = output_fields(info.hybrid, with_vectors)
+            entities = await self._run(
+                "get", collection,
+                lambda: self._client().get(physical, ids=chunk, output_fields=fields),  # noqa: B023
+            )
             for entity in entities:
                 node = entity_to_node(entity, with_vectors)
                 found[node.node_id] = node
@@ -396,13 +446,16 @@ class MilvusVectorStore:
         fields = output_fields(info.hybrid, with_vectors)
         expressions = scope_expressions(scope, max_ids_per_expression=self.max_ids_per_expression)
 
+        physical = self.physical_name(collection)
+
         async def one(expression: str | None) -> Any:
-            async with self._guard("search", collection):
-                return await self._client().search(
-                    self.physical_name(collection), data=data, anns_field=anns_field,
-                    limit=top_k, filter=expression or "", output_fields=fields,
-                    search_params=search_params,
-                )
+            return await self._run(
+                "search", collection,
+                lambda: self._client().search(
+                    physical, data=data, anns_field=anns_field, limit=top_k,
+                    filter=expression or "", output_fields=fields, search_params=search_params,
+                ),
+            )
 
         results = await asyncio.gather(*(one(expression) for expression in expressions))
         hits: list[tuple[float, dict[str, Any]]] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -310,3 +311,26 @@ def test_server_is_reused_from_its_data_dir(milvus_server: MilvusLiteServer) -> 
     with MilvusLiteServer(milvus_server.data_dir) as borrowed:
         assert borrowed.uri == milvus_server.uri
     assert milvus_server.is_running()  # exiting a borrowed handle does not stop it
+
+
+async def test_data_survives_a_restart_and_reopened_collections_are_loaded(
+    tmp_path: Path,
+) -> None:
+    """Lite reopens collections released; FLAT still returns every filtered hit."""
+    server = MilvusLiteServer(tmp_path).start()
+    store = MilvusVectorStore(server.uri)
+    name = await _filled(store, rows=30)
+    await store.close()
+    server.stop()
+    assert not server.is_running()
+    server = MilvusLiteServer(tmp_path, port=server.port).start()  # same URI as before
+    try:
+        for fresh in (MilvusVectorStore(server.uri), store):  # new and cached-info stores
+            assert await fresh.count(name) == 30
+            scope = ScopeFilter(document_ids=("doc-2",))
+            hits = await fresh.search_dense(name, _unit(30, seed=1)[0], top_k=10, scope=scope)
+            assert len(hits) == 6
+            assert await fresh.search_lexical(name, "aspirin", top_k=50) != []
+            await fresh.close()
+    finally:
+        server.stop()

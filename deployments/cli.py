@@ -1,0 +1,183 @@
+"""``biomed-search``: the command line (DESIGN.md "Interfaces").
+
+Every command takes ``--data-dir`` (default ``./.biomed-search``), ``--profile`` and
+``--config``. Heavy imports (torch, ray) happen inside the commands that need them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["build_parser", "main"]
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(".biomed-search"),
+        help="where embedded stores and caches live (default ./.biomed-search)",
+    )
+    parser.add_argument(
+        "--profile",
+        default="default",
+        help="profile name under configs/profiles or a YAML path (default: default)",
+    )
+    parser.add_argument("--config", type=Path, default=None, help="YAML merged over the profile")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every sub-command."""
+    parser = argparse.ArgumentParser(prog="biomed-search", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    ingest = commands.add_parser("ingest", help="ingest documents into the stores")
+    _common(ingest)
+    ingest.add_argument("source", type=Path, nargs="+", help="file or folder")
+    ingest.add_argument("--kb", default="default", help="knowledge base name (default: default)")
+    ingest.add_argument(
+        "--format",
+        default="auto",
+        choices=["auto", "beir", "ema-leaflets", "fda-indications", "chembl", "jsonl", "markdown"],
+    )
+    ingest.add_argument("--no-progress", action="store_true")
+
+    serve = commands.add_parser("serve", help="run the service (embedded stores + Ray Serve)")
+    _common(serve)
+    serve.add_argument("--host", default=None)
+    serve.add_argument("--port", type=int, default=None)
+    serve.add_argument("--no-demo", action="store_true", help="do not ingest the demo corpus")
+
+    query = commands.add_parser("query", help="search a running service and print a table")
+    _common(query)
+    query.add_argument("text")
+    query.add_argument("--url", default="http://127.0.0.1:8000")
+    query.add_argument("--kb", action="append", default=[])
+    query.add_argument("--page-size", type=int, default=5)
+    query.add_argument("--api-key", default=os.environ.get("BIOMED_SEARCH_API_KEY"))
+    query.add_argument("--json", action="store_true", help="print the raw JSON response")
+
+    evaluate = commands.add_parser("eval", help="retrieval quality with ablations")
+    _common(evaluate)
+    evaluate.add_argument(
+        "--dataset", required=True, choices=["nfcorpus", "drug-kb", "eaglerag", "beir", "jsonl"]
+    )
+    evaluate.add_argument("--data", type=Path, default=None, help="BEIR folder")
+    evaluate.add_argument("--queries", type=Path, default=None, help="JSONL query set")
+    evaluate.add_argument("--kb", default=None, help="knowledge base to search")
+    evaluate.add_argument("--url", default=None, help="evaluate a running service instead")
+    evaluate.add_argument("--out", type=Path, default=Path("eval-results"))
+    evaluate.add_argument("--limit", type=int, default=None, help="first N queries only")
+    evaluate.add_argument(
+        "--ablations", default="all", help="comma-separated ablation names, or 'all' / 'full'"
+    )
+
+    bench = commands.add_parser("bench", help="HTTP load benchmark against a running service")
+    _common(bench)
+    bench.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for bench/load.py")
+
+    plan = commands.add_parser("plan-gpus", help="derive a GPU sharding plan")
+    _common(plan)
+    plan.add_argument("--gpus", type=int, required=True)
+    plan.add_argument("--mem-gib", type=float, required=True)
+    plan.add_argument("--measurements", type=Path, default=None)
+    return parser
+
+
+def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from deployments.config import load_config
+
+    return load_config(args.profile, args.config, data_dir=args.data_dir)
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from deployments.ingest import ingest_sources
+
+    config = _load(args)
+    report = asyncio.run(
+        ingest_sources(config, args.source, args.kb, args.format, progress=not args.no_progress)
+    )
+    print(json.dumps(report, indent=2))
+    return 0 if not report.get("errors") else 1
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from deployments.serve_cli import serve
+
+    config = _load(args)
+    return serve(config, host=args.host, port=args.port, demo=not args.no_demo)
+
+
+def _query(args: argparse.Namespace) -> int:
+    from deployments.query_cli import query
+
+    return query(
+        args.url,
+        args.text,
+        kb_ids=args.kb,
+        page_size=args.page_size,
+        api_key=args.api_key,
+        raw=args.json,
+    )
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from deployments.eval_cli import run_eval
+
+    config = _load(args)
+    return run_eval(config, args)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench.load import main as load_main
+
+    return load_main(args.rest)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from deployments.gpu_plan import print_plan
+
+    config = _load(args)
+    return print_plan(config, args.gpus, args.mem_gib, args.measurements)
+
+
+_COMMANDS = {
+    "ingest": _ingest,
+    "serve": _serve,
+    "query": _query,
+    "eval": _eval,
+    "bench": _bench,
+    "plan-gpus": _plan,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``biomed-search`` console script."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        return _COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (FileNotFoundError, ValueError) as error:
+        print(f"biomed-search {args.command}: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

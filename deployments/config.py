@@ -1,0 +1,150 @@
+"""The application's configuration: one typed object parsed once at the edge.
+
+A profile (``configs/profiles/<name>.yaml``) holds the sections ``models`` (which weights
+fill each role, ``models.specs.ModelProfile``), ``pipeline`` (every SPEC.md number,
+``pipeline.settings.PipelineSettings``), ``stores`` and ``serve``. ``--config FILE``
+merges a user file over the profile, key by key.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from models.specs import ModelProfile
+from pipeline.settings import PipelineSettings, deep_merge, load_yaml
+
+__all__ = [
+    "CONFIG_DIR",
+    "PROFILES_DIR",
+    "ApiKey",
+    "AppConfig",
+    "AuthSettings",
+    "DeploymentSettings",
+    "ServeSettings",
+    "StoreSettings",
+    "load_config",
+]
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+PROFILES_DIR = CONFIG_DIR / "profiles"
+DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StoreSettings(_Settings):
+    """Where vectors and the registry live. ``None`` URI / DSN: the embedded servers
+    (Milvus Lite, embedded PostgreSQL) under the data directory."""
+
+    milvus_uri: str | None = None
+    milvus_token: SecretStr | None = None
+    milvus_index: Literal["flat", "hnsw", "ivf_flat", "autoindex"] = "flat"
+    collection_prefix: str = ""
+    postgres_dsn: SecretStr | None = None
+    pool_min_size: int = Field(1, ge=0)
+    pool_max_size: int = Field(8, ge=1)
+
+
+class DeploymentSettings(_Settings):
+    """Ray Serve options of one model deployment kind (encoder, cross-encoder, image)."""
+
+    num_replicas: int | Literal["auto"] = 1
+    num_cpus: float = Field(1.0, ge=0)
+    num_gpus: float = Field(0.0, ge=0)
+    max_batch_size: int = Field(32, ge=1)
+    batch_wait_timeout_s: float = Field(0.005, ge=0)
+    max_ongoing_requests: int = Field(64, ge=1)
+    max_queued_requests: int = Field(-1, ge=-1)
+    autoscaling_config: dict[str, Any] | None = None
+
+
+class ServeSettings(_Settings):
+    """The HTTP service: address, ingress limits, and one ``DeploymentSettings`` per model
+    deployment kind."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    ingress_replicas: int = Field(1, ge=1)
+    ingress_max_ongoing_requests: int = Field(64, ge=1)
+    ingress_max_queued_requests: int = Field(128, ge=-1)
+    request_timeout_s: float = Field(30.0, gt=0)
+    max_image_bytes: int = Field(10 * 1024 * 1024, ge=1)
+    encoder: DeploymentSettings = Field(default_factory=DeploymentSettings)
+    cross_encoder: DeploymentSettings = Field(
+        default_factory=lambda: DeploymentSettings(max_batch_size=256)
+    )
+    image_encoder: DeploymentSettings = Field(default_factory=DeploymentSettings)
+
+
+class ApiKey(_Settings):
+    """One bearer token and the knowledge bases it may read (``*`` = all)."""
+
+    name: str
+    key: SecretStr | None = None
+    key_env: str | None = None
+    kb_ids: tuple[str, ...] = ("*",)
+
+    def secret(self) -> str | None:
+        """The token: ``key``, else the value of environment variable ``key_env``."""
+        if self.key is not None:
+            return self.key.get_secret_value()
+        if self.key_env:
+            return os.environ.get(self.key_env) or None
+        return None
+
+
+class AuthSettings(_Settings):
+    """Optional API keys; with none configured the service is open (local use)."""
+
+    api_keys: tuple[ApiKey, ...] = ()
+
+
+class AppConfig(_Settings):
+    """Everything the application reads, for one profile."""
+
+    profile: str = "default"
+    data_dir: Path = Path(".biomed-search")
+    models: ModelProfile
+    pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
+    stores: StoreSettings = Field(default_factory=StoreSettings)
+    serve: ServeSettings = Field(default_factory=ServeSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
+
+
+def load_config(
+    profile: str = "default",
+    config_path: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> AppConfig:
+    """Read profile ``profile`` (a name under ``configs/profiles/`` or a YAML path), merge
+    ``config_path`` and ``overrides`` over it, and validate.
+
+    Raises:
+        FileNotFoundError: the profile or config file does not exist (the message lists
+            the shipped profiles).
+        ValueError: a value is invalid (pydantic names the field).
+    """
+    path = Path(profile)
+    if not path.suffix:
+        path = PROFILES_DIR / f"{profile}.yaml"
+    if not path.exists():
+        shipped = ", ".join(sorted(p.stem for p in PROFILES_DIR.glob("*.yaml")))
+        raise FileNotFoundError(f"profile {profile!r} not found ({path}); shipped: {shipped}")
+    data = load_yaml(path)
+    if config_path is not None:
+        data = deep_merge(data, load_yaml(config_path))
+    if overrides:
+        data = deep_merge(data, overrides)
+    models = ModelProfile.from_mapping(data.pop("models", {}) or {})
+    resolved_dir = (
+        Path(data_dir) if data_dir is not None else Path(data.pop("data_dir", ".biomed-search"))
+    )
+    data.pop("data_dir", None)
+    return AppConfig(profile=path.stem, data_dir=resolved_dir, models=models, **data)

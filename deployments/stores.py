@@ -1,0 +1,99 @@
+"""Start (or point at) the stores a profile names, and open clients on them.
+
+With no ``stores.milvus_uri`` / ``stores.postgres_dsn`` the embedded servers are started
+under the data directory (Milvus Lite as a managed local server, embedded PostgreSQL) and
+reused by every process that shares the data directory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from deployments.config import AppConfig, StoreSettings
+from pipeline.stores.embedded import EmbeddedPostgres, MilvusLiteServer
+from pipeline.stores.milvus import DenseIndex, MilvusVectorStore
+from pipeline.stores.registry import PostgresDocumentRegistry
+
+__all__ = ["EmbeddedServers", "StoreEndpoints", "open_stores"]
+
+
+@dataclass(frozen=True)
+class StoreEndpoints:
+    """Where the stores answer: a Milvus URI and a PostgreSQL DSN."""
+
+    milvus_uri: str
+    postgres_dsn: str
+    milvus_token: str = ""
+
+
+class EmbeddedServers:
+    """The embedded servers a config needs (none when it names external ones).
+
+    ``start()`` returns the endpoints; ``stop()`` stops only servers this object started.
+    """
+
+    def __init__(self, config: AppConfig) -> None:
+        self.config = config
+        self.milvus: MilvusLiteServer | None = None
+        self.postgres: EmbeddedPostgres | None = None
+
+    def start(self) -> StoreEndpoints:
+        """Start or reuse the embedded servers.
+
+        Raises:
+            pipeline.errors.BackendUnavailable: a server did not come up (the message
+                holds its log tail).
+        """
+        stores = self.config.stores
+        data_dir = self.config.data_dir
+        uri = stores.milvus_uri
+        if uri is None:
+            self.milvus = MilvusLiteServer(data_dir).start()
+            uri = self.milvus.uri
+        dsn = stores.postgres_dsn.get_secret_value() if stores.postgres_dsn else None
+        if dsn is None:
+            self.postgres = EmbeddedPostgres(data_dir).start()
+            dsn = self.postgres.dsn
+        token = stores.milvus_token.get_secret_value() if stores.milvus_token else ""
+        return StoreEndpoints(milvus_uri=uri, postgres_dsn=dsn, milvus_token=token)
+
+    def stop(self) -> None:
+        """Stop the servers this object started (reused ones keep running)."""
+        for server in (self.milvus, self.postgres):
+            if server is not None and server.started_here:
+                server.stop()
+
+
+def _dense_index(settings: StoreSettings) -> DenseIndex:
+    if settings.milvus_index == "hnsw":
+        return DenseIndex.hnsw()
+    return DenseIndex.flat()
+
+
+@asynccontextmanager
+async def open_stores(
+    endpoints: StoreEndpoints, settings: StoreSettings
+) -> AsyncIterator[tuple[MilvusVectorStore, PostgresDocumentRegistry]]:
+    """Open the Milvus client and the registry pool (migrations applied); close both on
+    exit.
+
+    Raises:
+        pipeline.errors.BackendUnavailable: a store does not answer.
+    """
+    store = MilvusVectorStore(
+        endpoints.milvus_uri,
+        token=endpoints.milvus_token,
+        index=_dense_index(settings),
+        collection_prefix=settings.collection_prefix,
+    )
+    registry = PostgresDocumentRegistry(
+        endpoints.postgres_dsn, min_size=settings.pool_min_size, max_size=settings.pool_max_size
+    )
+    await registry.open()
+    try:
+        yield store, registry
+    finally:
+        await registry.close()
+        await store.close()

@@ -13,6 +13,7 @@ Outputs match torch within 1e-4 (tested).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -27,6 +28,7 @@ import onnxruntime
 import torch
 import transformers
 
+from models.errors import ModelNotAvailableError
 from models.specs import EncoderSpec, ModelProfile
 
 __all__ = ["OnnxForward", "export_cached", "onnx_cache_key", "onnx_providers"]
@@ -81,6 +83,10 @@ def export_cached(
 
     ``example_inputs`` are padded int64 arrays used only to trace; batch (axis 0) and
     sequence (axis 1) are dynamic in the export.
+
+    Raises:
+        ModelNotAvailableError: no cached export and the ``onnx`` package (which
+            ``torch.onnx.export`` needs) is not installed.
     """
     key = onnx_cache_key(spec, profile, input_names, folder, extra_key)
     stem = re.sub(r"[^A-Za-z0-9]+", "-", spec.source).strip("-")[-60:]
@@ -88,6 +94,11 @@ def export_cached(
     path = cache_dir / f"{stem}-{key[:16]}.onnx"
     if path.is_file():
         return path
+    if importlib.util.find_spec("onnx") is None:
+        raise ModelNotAvailableError(
+            f"role {spec.role!r} runs on ONNX Runtime but there is no cached export at {path} "
+            f"and exporting needs the 'onnx' package: pip install onnx, or set runtime: torch"
+        )
     cache_dir.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     module = module.eval()

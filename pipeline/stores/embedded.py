@@ -136,6 +136,8 @@ class MilvusLiteServer:
         start_timeout_s: seconds to wait for the port to answer.
         stop_timeout_s: seconds between SIGTERM and SIGKILL.
         max_workers: the server's gRPC thread pool size (its default: 10).
+        stop_at_exit: stop a server this process started when the process exits
+            (``atexit``); False leaves it running for other processes to reuse.
     """
 
     STATE_FILE = "milvus-server.json"
@@ -151,8 +153,10 @@ class MilvusLiteServer:
         start_timeout_s: float = 60.0,
         stop_timeout_s: float = 15.0,
         max_workers: int | None = None,
+        stop_at_exit: bool = True,
     ) -> None:
         self.data_dir = Path(data_dir).expanduser().resolve()
+        self.stop_at_exit = stop_at_exit
         self.milvus_dir = self.data_dir / "milvus"
         self.host = host
         self._requested_port = port
@@ -256,7 +260,8 @@ class MilvusLiteServer:
                     self._popen, self._pid, self._port = popen, popen.pid, port
                     self.started_here = True
                     self._write_state(popen.pid, port)
-                    atexit.register(self._reap)
+                    if self.stop_at_exit:
+                        atexit.register(self._reap)
                     return self
                 exited = popen.poll() is not None
                 self._kill_process(popen.pid, popen)

@@ -82,6 +82,8 @@ async def test_upsert_batches_large_inputs(milvus_server: MilvusLiteServer) -> N
     await store.ensure_collection(name, DIMENSION, hybrid=True)
     assert await store.upsert(name, [_node(i) for i in range(50)], _unit(50, seed=4)) == 50
     assert await store.count(name) == 50
+    await store.compact(name)
+    assert await store.count(name) == 50
     await store.close()
 
 
@@ -97,6 +99,7 @@ async def test_upsert_rejects_wrong_vector_shape(milvus_store: MilvusVectorStore
     bad[1, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         await milvus_store.upsert(name, nodes, bad)
+    assert await milvus_store.upsert(name, [], np.zeros((0, DIMENSION), np.float32)) == 0
     with pytest.raises(ValueError, match="lexical_texts"):
         await milvus_store.upsert(name, nodes, _unit(3, seed=5), lexical_texts=["a"])
     assert await milvus_store.count(name) == 0

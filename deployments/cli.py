@@ -110,10 +110,11 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from deployments.config import load_config_data
     from deployments.serve_cli import serve
 
-    config = _load(args)
-    return serve(config, host=args.host, port=args.port, demo=not args.no_demo)
+    data = load_config_data(args.profile, args.config, data_dir=args.data_dir)
+    return serve(data, host=args.host, port=args.port, demo=not args.no_demo)
 
 
 def _query(args: argparse.Namespace) -> int:

@@ -26,7 +26,9 @@ __all__ = [
     "DeploymentSettings",
     "ServeSettings",
     "StoreSettings",
+    "config_from_data",
     "load_config",
+    "load_config_data",
 ]
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
@@ -117,19 +119,19 @@ class AppConfig(_Settings):
     auth: AuthSettings = Field(default_factory=AuthSettings)
 
 
-def load_config(
+def load_config_data(
     profile: str = "default",
     config_path: str | Path | None = None,
     data_dir: str | Path | None = None,
     overrides: dict[str, Any] | None = None,
-) -> AppConfig:
-    """Read profile ``profile`` (a name under ``configs/profiles/`` or a YAML path), merge
-    ``config_path`` and ``overrides`` over it, and validate.
+) -> dict[str, Any]:
+    """The merged, unvalidated configuration mapping: profile ``profile`` (a name under
+    ``configs/profiles/`` or a YAML path), then ``config_path``, then ``overrides``.
+    Plain data, so it can travel to Ray replicas on other nodes.
 
     Raises:
         FileNotFoundError: the profile or config file does not exist (the message lists
             the shipped profiles).
-        ValueError: a value is invalid (pydantic names the field).
     """
     path = Path(profile)
     if not path.suffix:
@@ -142,9 +144,39 @@ def load_config(
         data = deep_merge(data, load_yaml(config_path))
     if overrides:
         data = deep_merge(data, overrides)
-    models = ModelProfile.from_mapping(data.pop("models", {}) or {})
-    resolved_dir = (
-        Path(data_dir) if data_dir is not None else Path(data.pop("data_dir", ".biomed-search"))
-    )
-    data.pop("data_dir", None)
-    return AppConfig(profile=path.stem, data_dir=resolved_dir, models=models, **data)
+    data["profile"] = path.stem
+    if data_dir is not None:
+        data["data_dir"] = str(Path(data_dir).expanduser().resolve())
+    else:
+        data["data_dir"] = str(Path(data.get("data_dir", ".biomed-search")).expanduser().resolve())
+    return data
+
+
+def config_from_data(data: dict[str, Any]) -> AppConfig:
+    """Validate a mapping from :func:`load_config_data`.
+
+    Raises:
+        ValueError: a value is invalid (pydantic names the field).
+    """
+    data = dict(data)
+    models_data = dict(data.pop("models", {}) or {})
+    data_dir = Path(data.get("data_dir", ".biomed-search"))
+    onnx_dir = Path(models_data.get("onnx_cache_dir") or "onnx")
+    if not onnx_dir.is_absolute():  # replicas may run in another working directory
+        models_data["onnx_cache_dir"] = str(data_dir / "onnx")
+    return AppConfig(models=ModelProfile.from_mapping(models_data), **data)
+
+
+def load_config(
+    profile: str = "default",
+    config_path: str | Path | None = None,
+    data_dir: str | Path | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> AppConfig:
+    """Read, merge and validate a configuration (see :func:`load_config_data`).
+
+    Raises:
+        FileNotFoundError: the profile or config file does not exist.
+        ValueError: a value is invalid (pydantic names the field).
+    """
+    return config_from_data(load_config_data(profile, config_path, data_dir, overrides))

@@ -1,0 +1,157 @@
+"""The HTTP API (FastAPI), independent of Ray: route handlers only resolve, await and
+shape; errors map to status codes in one place.
+
+``create_app()`` builds the app; the handlers find the ``SearchService`` in
+``app.state.service`` (set by the Serve ingress replica, or by tests in-process).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from fastapi import FastAPI, File, Form, Header, Request, UploadFile
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+
+from pipeline.errors import BiomedSearchError, InvalidRequest, Overloaded
+from pipeline.schema import SearchRequest, SearchResponse
+
+__all__ = ["IMAGE_TYPES", "create_app"]
+
+logger = logging.getLogger(__name__)
+
+#: Accepted image uploads: content type -> leading magic bytes.
+IMAGE_TYPES: dict[str, tuple[bytes, ...]] = {
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/tiff": (b"II*\x00", b"MM\x00*"),
+    "image/bmp": (b"BM",),
+    "image/webp": (b"RIFF",),
+}
+
+
+def _field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
+    result = []
+    for error in errors:
+        location = [str(part) for part in error.get("loc", ()) if part not in ("body", "query")]
+        result.append({"field": ".".join(location) or "body", "message": str(error.get("msg"))})
+    return result
+
+
+def _error(status: int, kind: str, message: str, **extra: Any) -> JSONResponse:
+    headers = {}
+    if "retry_after" in extra:
+        headers["Retry-After"] = str(extra.pop("retry_after"))
+    return JSONResponse(
+        status_code=status, content={"error": kind, "message": message, **extra}, headers=headers
+    )
+
+
+def create_app() -> FastAPI:
+    """The FastAPI application with every route and error mapping."""
+    app = FastAPI(
+        title="biomed-search",
+        description="Biomedical hybrid retrieval: dense + BM25, RRF, fused cross-encoder rerank.",
+        version="0.1.0",
+    )
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_: Request, error: RequestValidationError) -> JSONResponse:
+        fields = _field_errors(list(error.errors()))
+        names = ", ".join(item["field"] for item in fields)
+        return _error(422, "invalid_request", f"invalid field(s): {names}", fields=fields)
+
+    @app.exception_handler(BiomedSearchError)
+    async def _domain(_: Request, error: BiomedSearchError) -> JSONResponse:
+        if isinstance(error, InvalidRequest):
+            return _error(
+                422,
+                "invalid_request",
+                str(error),
+                fields=[{"field": error.field, "message": error.message}],
+            )
+        if isinstance(error, Overloaded):
+            return _error(503, "overloaded", str(error), retry_after=error.retry_after_s)
+        kind = type(error).__name__
+        if error.status_code >= 500:
+            logger.warning("request failed: %s: %s", kind, error)
+        extra = {"retry_after": 1} if error.status_code == 503 else {}
+        return _error(error.status_code, kind, str(error), **extra)
+
+    def service(request: Request) -> Any:
+        found = getattr(request.app.state, "service", None)
+        if found is None:
+            raise BiomedSearchError("service not initialised")
+        return found
+
+    @app.post("/v1/search", response_model=SearchResponse, response_model_by_alias=True)
+    async def search(
+        body: SearchRequest,
+        request: Request,
+        authorization: Annotated[str | None, Header()] = None,
+    ) -> SearchResponse:
+        """Hybrid search (SPEC.md section 1)."""
+        svc = service(request)
+        principal = svc.authenticate(authorization)
+        return await svc.search(body, principal)
+
+    @app.post("/v1/search/image", response_model=SearchResponse, response_model_by_alias=True)
+    async def search_image(
+        request: Request,
+        image: Annotated[UploadFile, File(description="PNG, JPEG, TIFF, BMP or WebP")],
+        query: Annotated[str, Form()] = "image search",
+        page_size: Annotated[int | None, Form()] = None,
+        kb_ids: Annotated[list[str] | None, Form()] = None,
+        authorization: Annotated[str | None, Header()] = None,
+    ) -> SearchResponse:
+        """Search with an uploaded image (R-RT-8, R-XM-1..3) and optional text."""
+        svc = service(request)
+        principal = svc.authenticate(authorization)
+        limit = svc.config.serve.max_image_bytes
+        data = await image.read(limit + 1)
+        if not data:
+            raise InvalidRequest("image", "empty upload")
+        if len(data) > limit:
+            raise InvalidRequest("image", f"larger than {limit} bytes")
+        content_type = (image.content_type or "").lower()
+        if content_type not in IMAGE_TYPES:
+            raise InvalidRequest(
+                "image", f"unsupported type {content_type!r}; one of {', '.join(IMAGE_TYPES)}"
+            )
+        if not data.startswith(IMAGE_TYPES[content_type]):
+            raise InvalidRequest("image", f"the bytes are not a {content_type} image")
+        try:
+            body = SearchRequest(query=query, page_size=page_size, kb_ids=kb_ids or [])
+        except ValidationError as error:
+            first = _field_errors(list(error.errors()))[0]
+            raise InvalidRequest(first["field"], first["message"]) from None
+        return await svc.search(body, principal, image=data)
+
+    @app.get("/v1/collections")
+    async def collections(
+        request: Request, authorization: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Enabled collections: names, row counts, encoders."""
+        svc = service(request)
+        svc.authenticate(authorization)
+        return {"collections": await svc.collections()}
+
+    @app.get("/v1/stats")
+    async def stats(request: Request) -> dict[str, Any]:
+        """Batch sizes observed by each model deployment (dynamic batching at work)."""
+        return {"deployments": await service(request).model_stats()}
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        """Liveness: the ingress process answers."""
+        return {"status": "ok"}
+
+    @app.get("/readyz")
+    async def readyz(request: Request) -> JSONResponse:
+        """Readiness: every enabled model deployment and both stores answer."""
+        report = await service(request).readiness()
+        return JSONResponse(status_code=200 if report["ready"] else 503, content=report)
+
+    return app

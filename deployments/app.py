@@ -1,0 +1,152 @@
+"""The Ray Serve application graph: ``build_app(args)`` for ``serve run
+deployments.app:build_app profile=default`` and for Ray Serve config files.
+
+One ``EncoderDeployment`` per distinct query-side model (roles that share weights share a
+deployment), one ``CrossEncoderDeployment``, one ``ImageEncoderDeployment`` per enabled
+image model, and the ``SearchIngress``; each model deployment takes its Ray options
+(CPU/GPU share, replicas, autoscaling) and batch settings from ``serve`` in the profile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from ray.serve import Application
+
+from deployments.config import AppConfig, DeploymentSettings, config_from_data, load_config_data
+from deployments.cross_encoder import CrossEncoderDeployment
+from deployments.encoder import EncoderDeployment
+from deployments.image_encoder import ImageEncoderDeployment
+from deployments.ingress import SearchIngress
+from deployments.local import model_sharing_key
+from deployments.stores import EmbeddedServers
+from models.specs import Modality
+
+__all__ = ["AppArgs", "build_app", "build_application", "deployment_options", "query_roles"]
+
+
+class AppArgs(BaseModel):
+    """Arguments of ``build_app`` (strings from the ``serve run`` command line or a Serve
+    config file's ``args``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    profile: str = "default"
+    config: str | None = None
+    data_dir: str | None = None
+    milvus_uri: str | None = None
+    postgres_dsn: str | None = None
+
+
+def query_roles(config: AppConfig) -> list[str]:
+    """Roles the service needs at query time: the query encoders of the enabled
+    collections and their Tier-1 encoders, that the model profile enables."""
+    roles: list[str] = []
+    enabled = config.pipeline.enabled_collections()
+    for name, spec in enabled.items():
+        roles.append(spec.query_encoder)
+        tier1 = config.pipeline.tier1.encoders.get(name)
+        if tier1:
+            roles.append(tier1)
+    available = set(config.models.enabled_roles())
+    return [role for role in dict.fromkeys(roles) if role in available]
+
+
+def deployment_options(settings: DeploymentSettings) -> dict[str, Any]:
+    """Ray Serve ``.options(...)`` of one model deployment from its settings."""
+    options: dict[str, Any] = {
+        "ray_actor_options": {"num_cpus": settings.num_cpus, "num_gpus": settings.num_gpus},
+        "max_ongoing_requests": max(settings.max_ongoing_requests, settings.max_batch_size),
+        "max_queued_requests": settings.max_queued_requests,
+        "user_config": {
+            "max_batch_size": settings.max_batch_size,
+            "batch_wait_timeout_s": settings.batch_wait_timeout_s,
+        },
+    }
+    if settings.autoscaling_config:
+        options["autoscaling_config"] = settings.autoscaling_config
+    else:
+        options["num_replicas"] = settings.num_replicas
+    return options
+
+
+def build_application(
+    config_data: Mapping[str, Any],
+    endpoints: Mapping[str, str],
+    overrides: Mapping[str, Any] | None = None,
+) -> Application:
+    """The application for a validated config and store endpoints.
+
+    ``overrides`` replaces a model deployment by name (``"cross-encoder"`` or
+    ``"Encoder-<role>"``) with another bound deployment, e.g. a failing one in a test.
+    """
+    config = config_from_data(dict(config_data))
+    models_config = dict(config_data.get("models") or {})
+    serve = config.serve
+    overrides = dict(overrides or {})
+    groups: dict[str, list[str]] = {}
+    image_groups: dict[str, list[str]] = {}
+    for role in query_roles(config):
+        spec = config.models.spec(role)
+        target = image_groups if spec.modality == Modality.IMAGE else groups
+        target.setdefault(model_sharing_key(spec), []).append(role)
+
+    encoders = {}
+    for roles in groups.values():
+        name = f"Encoder-{roles[0]}"
+        dims = {role: config.models.spec(role).dimension for role in roles}
+        bound = overrides.get(name) or EncoderDeployment.options(
+            name=name, **deployment_options(serve.encoder)
+        ).bind(models_config, roles)
+        encoders[name] = (bound, dims)
+    images = {}
+    for roles in image_groups.values():
+        name = f"ImageEncoder-{roles[0]}"
+        dims = {role: config.models.spec(role).dimension for role in roles}
+        bound = overrides.get(name) or ImageEncoderDeployment.options(
+            name=name, **deployment_options(serve.image_encoder)
+        ).bind(models_config, roles)
+        images[name] = (bound, dims)
+    cross = None
+    ce_role = "medcpt-rerank"
+    if config.pipeline.tier2.policy.value != "none" and ce_role in config.models.enabled_roles():
+        cross = overrides.get("cross-encoder") or CrossEncoderDeployment.options(
+            name="CrossEncoder", **deployment_options(serve.cross_encoder)
+        ).bind(models_config, ce_role)
+    return SearchIngress.options(
+        num_replicas=serve.ingress_replicas,
+        max_ongoing_requests=serve.ingress_max_ongoing_requests,
+        max_queued_requests=serve.ingress_max_queued_requests,
+        ray_actor_options={"num_cpus": 0.25},
+    ).bind(dict(config_data), dict(endpoints), encoders, cross, images)
+
+
+def build_app(args: dict[str, str]) -> Application:
+    """Ray Serve app builder (``serve run deployments.app:build_app profile=default``).
+
+    Store endpoints come from ``milvus_uri`` / ``postgres_dsn`` (args or profile);
+    without them the embedded servers under ``data_dir`` are started or reused.
+
+    Raises:
+        pydantic.ValidationError: an unknown argument.
+        FileNotFoundError: unknown profile.
+    """
+    parsed = AppArgs.model_validate(args or {})
+    data = load_config_data(parsed.profile, parsed.config, parsed.data_dir)
+    stores = dict(data.get("stores") or {})
+    if parsed.milvus_uri:
+        stores["milvus_uri"] = parsed.milvus_uri
+    if parsed.postgres_dsn:
+        stores["postgres_dsn"] = parsed.postgres_dsn
+    data["stores"] = stores
+    endpoints = EmbeddedServers(config_from_data(data)).start()
+    return build_application(
+        data,
+        {
+            "milvus_uri": endpoints.milvus_uri,
+            "postgres_dsn": endpoints.postgres_dsn,
+            "milvus_token": endpoints.milvus_token,
+        },
+    )

@@ -1,0 +1,136 @@
+"""Batch bookkeeping shared by the model deployments: the request types that
+``@serve.batch`` collects, the plain functions that run one batch (tests call them without
+Ray), and a batch-size histogram exposed as a metric."""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "BatchStats",
+    "EncodeRequest",
+    "ImageRequest",
+    "ScoreRequest",
+    "encode_batch",
+    "items_in",
+    "score_batch",
+]
+
+
+@dataclass(frozen=True)
+class EncodeRequest:
+    """One caller's texts for one role (titles for [title, text] encoders)."""
+
+    role: str
+    texts: tuple[str, ...]
+    titles: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    """One caller's query and texts for the cross-encoder."""
+
+    query: str
+    texts: tuple[str, ...]
+    titles: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ImageRequest:
+    """One caller's images (bytes) or texts (text tower) for one image role."""
+
+    role: str
+    images: tuple[bytes, ...] = ()
+    texts: tuple[str, ...] = ()
+
+
+def items_in(requests: Sequence[Any]) -> int:
+    """Batch size in items (texts, pairs, images), not requests: ``@serve.batch``'s
+    ``batch_size_fn``, so a request carrying 50 pairs counts 50."""
+    return sum(len(getattr(r, "texts", ())) + len(getattr(r, "images", ())) for r in requests)
+
+
+def encode_batch(models: dict[str, Any], requests: Sequence[EncodeRequest]) -> list[np.ndarray]:
+    """Run a batch of encode requests: one forward call per role over every request's
+    texts, then split back per request, in order. ``(n_i, d)`` float32 each.
+
+    Raises:
+        KeyError: a role this replica does not serve.
+    """
+    results: list[np.ndarray | None] = [None] * len(requests)
+    by_role: dict[str, list[int]] = {}
+    for index, request in enumerate(requests):
+        by_role.setdefault(request.role, []).append(index)
+    for role, indexes in by_role.items():
+        model = models[role]
+        texts = [text for i in indexes for text in requests[i].texts]
+        with_titles = any(requests[i].titles is not None for i in indexes)
+        titles = (
+            [
+                title
+                for i in indexes
+                for title in (requests[i].titles or ("",) * len(requests[i].texts))
+            ]
+            if with_titles
+            else None
+        )
+        vectors = np.asarray(model.encode(texts, titles), dtype=np.float32)
+        start = 0
+        for i in indexes:
+            count = len(requests[i].texts)
+            results[i] = vectors[start : start + count]
+            start += count
+    return [r if r is not None else np.zeros((0, 0), np.float32) for r in results]
+
+
+def score_batch(model: Any, requests: Sequence[ScoreRequest]) -> list[np.ndarray]:
+    """Score a batch of requests with one model call over all their pairs when the model
+    takes pairs of different queries (``score_pairs``), else one call per request.
+    ``(n_i,)`` float32 each, in order."""
+    if hasattr(model, "score_pairs"):
+        queries = [r.query for r in requests for _ in r.texts]
+        texts = [t for r in requests for t in r.texts]
+        titles = [t for r in requests for t in (r.titles or ("",) * len(r.texts))]
+        scores = np.asarray(model.score_pairs(queries, texts, titles), dtype=np.float32)
+        out, start = [], 0
+        for request in requests:
+            out.append(scores[start : start + len(request.texts)])
+            start += len(request.texts)
+        return out
+    return [
+        np.asarray(
+            model.score(r.query, list(r.texts), list(r.titles) if r.titles else None),
+            dtype=np.float32,
+        )
+        for r in requests
+    ]
+
+
+class BatchStats:
+    """Sizes of the last ``window`` batches (items per forward call) and their count."""
+
+    def __init__(self, window: int = 10_000) -> None:
+        self.sizes: deque[int] = deque(maxlen=window)
+        self.requests: deque[int] = deque(maxlen=window)
+        self.batches = 0
+
+    def record(self, items: int, requests: int) -> None:
+        self.sizes.append(items)
+        self.requests.append(requests)
+        self.batches += 1
+
+    def snapshot(self) -> dict[str, Any]:
+        """Histogram and summary of recent batch sizes."""
+        sizes = list(self.sizes)
+        return {
+            "batches": self.batches,
+            "histogram": dict(sorted(Counter(sizes).items())),
+            "requests_histogram": dict(sorted(Counter(self.requests).items())),
+            "max": max(sizes, default=0),
+            "mean": round(sum(sizes) / len(sizes), 2) if sizes else 0.0,
+        }

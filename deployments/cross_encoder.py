@@ -1,0 +1,72 @@
+"""``CrossEncoderDeployment``: the cross-encoder role behind Ray Serve. A request carries
+many pairs; batches form across concurrent requests and are counted in pairs, not
+requests; scores come back one per pair, in order."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from ray import serve
+
+from deployments.batching import BatchStats, ScoreRequest, items_in, score_batch
+from deployments.model_replica import BatchSettings, gather_split, load_roles
+
+__all__ = ["CrossEncoderDeployment"]
+
+
+@serve.deployment(name="CrossEncoderDeployment", max_ongoing_requests=64)
+class CrossEncoderDeployment:
+    """Serves ``score(query, texts, titles=None) -> (n,) float32``.
+
+    Args:
+        models_config: the profile's ``models:`` mapping.
+        role: the cross-encoder role (default ``medcpt-rerank``).
+    """
+
+    def __init__(self, models_config: dict[str, Any], role: str = "medcpt-rerank") -> None:
+        self.role = role
+        self.model = load_roles(models_config, [role])[role]
+        self.batch = BatchSettings(max_batch_size=256)
+        self.stats = BatchStats()
+
+    def reconfigure(self, user_config: dict[str, Any]) -> None:
+        """Run-time batch settings (``max_batch_size`` in pairs, ``batch_wait_timeout_s``)."""
+        self.batch.update(user_config)
+        self._score_batch.set_max_batch_size(self.batch.max_batch_size)
+        self._score_batch.set_batch_wait_timeout_s(self.batch.batch_wait_timeout_s)
+
+    async def score(
+        self, query: str, texts: Sequence[str], titles: Sequence[str] | None = None
+    ) -> np.ndarray:
+        """One raw score per ``[query, "title. text"]`` pair, (n,) float32, in order."""
+        text_list = list(texts)
+        title_list = list(titles) if titles is not None else None
+
+        async def piece(part: Sequence[str], offset: int) -> np.ndarray:
+            part_titles = (
+                tuple(title_list[offset : offset + len(part)]) if title_list is not None else None
+            )
+            return await self._score_batch(ScoreRequest(query, tuple(part), part_titles))
+
+        if not text_list:
+            return np.zeros((0,), dtype=np.float32)
+        parts = await gather_split(text_list, self.batch.max_batch_size, piece)
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    @serve.batch(max_batch_size=256, batch_wait_timeout_s=0.005, batch_size_fn=items_in)
+    async def _score_batch(self, requests: list[ScoreRequest]) -> list[np.ndarray]:
+        self.stats.record(items_in(requests), len(requests))
+        return await asyncio.to_thread(score_batch, self.model, requests)
+
+    def batch_stats(self) -> dict[str, Any]:
+        """Recent batch sizes (pairs per forward call) and requests per batch."""
+        return {"roles": [self.role], **self.stats.snapshot()}
+
+    def check_health(self) -> None:
+        """Fails when the model cannot score a pair."""
+        scores = score_batch(self.model, [ScoreRequest("health", ("check",))])[0]
+        if scores.shape != (1,) or not np.isfinite(scores).all():
+            raise RuntimeError("cross-encoder returned an invalid score")

@@ -1,0 +1,109 @@
+"""``pipeline.ports`` over Ray Serve deployment handles: the ingress's model ports.
+
+Calls are awaited (never ``.result()``). Failures map to pipeline errors: an input the
+model rejects -> ``InvalidInput``; a replica that is down, unreachable or overloaded ->
+``BackendUnavailable``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from ray import exceptions as ray_exceptions
+from ray.serve import exceptions as serve_exceptions
+from ray.serve.handle import DeploymentHandle
+
+from models.errors import ModelInputError
+from pipeline.errors import BackendUnavailable, InvalidInput
+
+__all__ = ["HandleCrossEncoder", "HandleImageEncoder", "HandleTextEncoder", "call_handle"]
+
+T = TypeVar("T")
+
+
+def _cause(error: BaseException) -> BaseException:
+    cause = getattr(error, "cause", None)
+    return cause if isinstance(cause, BaseException) else error
+
+
+async def call_handle(name: str, call: Awaitable[T]) -> T:
+    """Await a handle call and translate its failures.
+
+    Raises:
+        InvalidInput: the model rejected an input.
+        BackendUnavailable: the deployment could not answer.
+    """
+    try:
+        return await call
+    except (
+        ray_exceptions.RayTaskError,
+        ray_exceptions.RayError,
+        serve_exceptions.BackPressureError,
+        serve_exceptions.DeploymentUnavailableError,
+        serve_exceptions.ReplicaUnavailableError,
+        serve_exceptions.RequestCancelledError,
+    ) as error:
+        cause = _cause(error)
+        if isinstance(cause, (ModelInputError, InvalidInput)):
+            raise InvalidInput(str(cause)) from error
+        raise BackendUnavailable(f"{name}: {type(cause).__name__}: {cause}"[:500]) from error
+
+
+class HandleTextEncoder:
+    """``TextEncoder`` port for one role of an ``EncoderDeployment``."""
+
+    def __init__(self, handle: DeploymentHandle, role: str, dimension: int) -> None:
+        self.handle = handle
+        self.role = role
+        self.dimension = dimension
+
+    async def encode(self, texts: Sequence[str], titles: Sequence[str] | None = None) -> np.ndarray:
+        return await call_handle(
+            f"encoder {self.role}",
+            self.handle.encode.remote(
+                self.role, list(texts), list(titles) if titles is not None else None
+            ),
+        )
+
+
+class HandleCrossEncoder:
+    """``CrossEncoder`` port over a ``CrossEncoderDeployment``."""
+
+    def __init__(self, handle: DeploymentHandle) -> None:
+        self.handle = handle
+
+    async def score(
+        self, query: str, texts: Sequence[str], titles: Sequence[str] | None = None
+    ) -> np.ndarray:
+        return await call_handle(
+            "cross-encoder",
+            self.handle.score.remote(
+                query, list(texts), list(titles) if titles is not None else None
+            ),
+        )
+
+
+class HandleImageEncoder:
+    """``ImageEncoder`` port for one role of an ``ImageEncoderDeployment``."""
+
+    def __init__(self, handle: DeploymentHandle, role: str, dimension: int) -> None:
+        self.handle = handle
+        self.role = role
+        self.dimension = dimension
+
+    async def encode_images(self, images: Sequence[bytes]) -> np.ndarray:
+        return await call_handle(
+            f"image encoder {self.role}", self.handle.encode_images.remote(self.role, list(images))
+        )
+
+    async def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        return await call_handle(
+            f"image encoder {self.role}", self.handle.encode_texts.remote(self.role, list(texts))
+        )
+
+
+async def health(handle: DeploymentHandle, name: str) -> Any:
+    """A cheap call that proves the deployment answers (its batch statistics)."""
+    return await call_handle(name, handle.batch_stats.remote())

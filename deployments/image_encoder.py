@@ -1,0 +1,64 @@
+"""``ImageEncoderDeployment``: BiomedCLIP (open_clip) / UNI2 (timm) behind Ray Serve, when
+the profile enables them. Image bytes in, L2-normalised vectors out; the text tower where
+the model has one (R-XM-1)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from ray import serve
+
+from deployments.batching import BatchStats, ImageRequest, items_in
+from deployments.model_replica import BatchSettings, load_roles
+
+__all__ = ["ImageEncoderDeployment", "encode_image_batch"]
+
+
+def encode_image_batch(
+    models: dict[str, Any], requests: Sequence[ImageRequest]
+) -> list[np.ndarray]:
+    """One model call per (role, images/texts) group, split back per request, in order."""
+    results: list[np.ndarray] = []
+    for request in requests:
+        model = models[request.role]
+        if request.images:
+            results.append(np.asarray(model.encode_images(list(request.images)), np.float32))
+        else:
+            results.append(np.asarray(model.encode_texts(list(request.texts)), np.float32))
+    return results
+
+
+@serve.deployment(name="ImageEncoderDeployment", max_ongoing_requests=16)
+class ImageEncoderDeployment:
+    """Serves ``encode_images(role, images)`` and ``encode_texts(role, texts)``."""
+
+    def __init__(self, models_config: dict[str, Any], roles: Sequence[str]) -> None:
+        self.models = load_roles(models_config, roles)
+        self.roles = list(roles)
+        self.batch = BatchSettings(max_batch_size=16)
+        self.stats = BatchStats()
+
+    def reconfigure(self, user_config: dict[str, Any]) -> None:
+        self.batch.update(user_config)
+        self._encode_batch.set_max_batch_size(self.batch.max_batch_size)
+        self._encode_batch.set_batch_wait_timeout_s(self.batch.batch_wait_timeout_s)
+
+    async def encode_images(self, role: str, images: Sequence[bytes]) -> np.ndarray:
+        return await self._encode_batch(ImageRequest(role, images=tuple(images)))
+
+    async def encode_texts(self, role: str, texts: Sequence[str]) -> np.ndarray:
+        return await self._encode_batch(ImageRequest(role, texts=tuple(texts)))
+
+    @serve.batch(max_batch_size=16, batch_wait_timeout_s=0.01, batch_size_fn=items_in)
+    async def _encode_batch(self, requests: list[ImageRequest]) -> list[np.ndarray]:
+        self.stats.record(items_in(requests), len(requests))
+        return await asyncio.to_thread(encode_image_batch, self.models, requests)
+
+    def batch_stats(self) -> dict[str, Any]:
+        return {"roles": self.roles, **self.stats.snapshot()}
+
+    def dimensions(self) -> dict[str, int]:
+        return {role: int(model.dimension) for role, model in self.models.items()}

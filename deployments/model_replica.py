@@ -1,0 +1,71 @@
+"""What every model deployment replica shares: loading its roles from the profile,
+splitting large calls to fit ``max_batch_size``, and the run-time batch settings
+(``reconfigure(user_config)``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from deployments.local import model_sharing_key
+from models.loader import load_role
+from models.specs import ModelProfile
+
+__all__ = ["BatchSettings", "gather_split", "load_roles"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class BatchSettings:
+    """``max_batch_size`` (items per forward call) and ``batch_wait_timeout_s`` of a
+    replica, read from ``user_config`` so they change at run time without a redeploy."""
+
+    def __init__(self, max_batch_size: int = 32, batch_wait_timeout_s: float = 0.005) -> None:
+        self.max_batch_size = max_batch_size
+        self.batch_wait_timeout_s = batch_wait_timeout_s
+
+    def update(self, user_config: dict[str, Any] | None) -> None:
+        """Apply ``{"max_batch_size": int >= 1, "batch_wait_timeout_s": float >= 0}``.
+
+        Raises:
+            ValueError: a value out of range.
+        """
+        config = user_config or {}
+        size = int(config.get("max_batch_size", self.max_batch_size))
+        wait = float(config.get("batch_wait_timeout_s", self.batch_wait_timeout_s))
+        if size < 1 or wait < 0:
+            raise ValueError("max_batch_size must be >= 1 and batch_wait_timeout_s >= 0")
+        self.max_batch_size, self.batch_wait_timeout_s = size, wait
+
+
+def load_roles(models_config: dict[str, Any], roles: Sequence[str]) -> dict[str, Any]:
+    """Load ``roles`` from the ``models:`` mapping; identical specs share one model.
+
+    Raises:
+        models.errors.ModelNotAvailableError: weights missing (names model and remedy).
+    """
+    profile = ModelProfile.from_mapping(models_config)
+    loaded: dict[str, Any] = {}
+    result = {}
+    for role in roles:
+        key = model_sharing_key(profile.spec(role))
+        if key not in loaded:
+            loaded[key] = load_role(role, profile)
+        result[role] = loaded[key]
+    return result
+
+
+async def gather_split(
+    items: Sequence[T],
+    limit: int,
+    make: Callable[[Sequence[T], int], Awaitable[R]],
+) -> list[R]:
+    """Cut ``items`` into pieces of at most ``limit`` and await ``make(piece, offset)``
+    for all pieces concurrently (so ``@serve.batch`` can still combine them with other
+    callers' items), in order."""
+    if len(items) <= limit:
+        return [await make(items, 0)]
+    pieces = [(items[i : i + limit], i) for i in range(0, len(items), limit)]
+    return list(await asyncio.gather(*(make(piece, offset) for piece, offset in pieces)))

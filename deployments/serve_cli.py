@@ -1,0 +1,158 @@
+"""``biomed-search serve``: embedded stores, the demo corpus on first start, Ray Serve on
+127.0.0.1; Ctrl-C stops everything it started."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from deployments.config import DEMO_DIR, AppConfig, config_from_data
+from deployments.stores import EmbeddedServers, StoreEndpoints, open_stores
+
+__all__ = ["DEMO_KB", "demo_sources", "ensure_demo_corpus", "serve", "start_ray_serve"]
+
+DEMO_KB = "demo"
+
+
+def demo_sources(demo_dir: Path = DEMO_DIR) -> list[Path]:
+    """The shipped demo corpus files (leaflets, FDA labels, compounds)."""
+    return sorted(p for p in demo_dir.iterdir() if p.name.endswith((".jsonl.gz", ".csv.gz")))
+
+
+async def ensure_demo_corpus(config: AppConfig, endpoints: StoreEndpoints) -> dict[str, Any] | None:
+    """Ingest the demo corpus unless the registry already holds it (first start only).
+    Returns the ingest report, or None when nothing was needed."""
+    from deployments.ingest import document_roles, run_ingest
+    from deployments.local import load_local_models
+    from pipeline.ingest.readers import read_source
+    from pipeline.vocabulary import default_vocabulary
+
+    async with open_stores(endpoints, config.stores) as (store, registry):
+        if await registry.count_documents(DEMO_KB) > 0:
+            return None
+        print(
+            "first start: ingesting the demo corpus (a few minutes on 2 CPU cores)...", flush=True
+        )
+        models = load_local_models(config.models, document_roles(config))
+        vocabulary = default_vocabulary()
+        records = (
+            record for source in demo_sources() for record in read_source(source, vocabulary)
+        )
+        report = await run_ingest(
+            config, records, DEMO_KB, store, registry, dict(models.encoders), progress=True
+        )
+        return report.as_dict()
+
+
+def start_ray_serve(
+    config_data: dict[str, Any],
+    endpoints: StoreEndpoints,
+    host: str,
+    port: int,
+    overrides: dict[str, Any] | None = None,
+) -> None:
+    """Start a local Ray instance and Serve on ``host:port`` and deploy the application."""
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import ray
+    from ray import serve
+
+    from deployments.app import build_application
+
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+    serve.start(http_options={"host": host, "port": port})
+    application = build_application(
+        config_data,
+        {
+            "milvus_uri": endpoints.milvus_uri,
+            "postgres_dsn": endpoints.postgres_dsn,
+            "milvus_token": endpoints.milvus_token,
+        },
+        overrides,
+    )
+    serve.run(application, name="biomed-search", route_prefix="/", blocking=False)
+
+
+def wait_ready(url: str, timeout_s: float = 600.0) -> dict[str, Any]:
+    """Poll ``/readyz`` until it answers 200.
+
+    Raises:
+        TimeoutError: not ready within ``timeout_s`` (with the last report).
+    """
+    deadline = time.monotonic() + timeout_s
+    last: Any = None
+    while time.monotonic() < deadline:
+        try:
+            response = httpx.get(f"{url}/readyz", timeout=15.0)
+            last = response.json()
+            if response.status_code == 200:
+                return last
+        except (httpx.HTTPError, ValueError) as error:
+            last = str(error)
+        time.sleep(1.0)
+    raise TimeoutError(f"service not ready after {timeout_s:.0f} s: {last}")
+
+
+def serve(
+    config_data: dict[str, Any], host: str | None = None, port: int | None = None, demo: bool = True
+) -> int:
+    """Run until Ctrl-C. ``config_data`` is the merged mapping of ``load_config_data``.
+    Returns the exit status."""
+    started = time.perf_counter()
+    config = config_from_data(config_data)
+    data = config_data
+    host = host or config.serve.host
+    port = port or config.serve.port
+    servers = EmbeddedServers(config)
+    endpoints = servers.start()
+    print(f"stores: milvus {endpoints.milvus_uri}, postgres ready", flush=True)
+    try:
+        if demo:
+            report = asyncio.run(ensure_demo_corpus(config, endpoints))
+            if report is not None:
+                print(
+                    f"demo corpus: {report['documents_written']} documents, "
+                    f"{sum(report['chunks_written'].values())} chunks",
+                    flush=True,
+                )
+        start_ray_serve(data, endpoints, host, port)
+        url = f"http://{host}:{port}"
+        wait_ready(url)
+        print(
+            f"\nbiomed-search is serving at {url} (ready in "
+            f"{time.perf_counter() - started:.0f} s)\n"
+            f"  curl -s {url}/v1/search -H 'Content-Type: application/json' "
+            f'-d \'{{"query": "osimertinib side effects"}}\'\n'
+            f"  OpenAPI: {url}/docs    Ctrl-C stops everything.",
+            flush=True,
+        )
+        stop = asyncio.Event()
+        loop = asyncio.new_event_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        loop.run_until_complete(stop.wait())
+        return 0
+    finally:
+        print("stopping...", file=sys.stderr, flush=True)
+        _stop_ray()
+        servers.stop()
+
+
+def _stop_ray() -> None:
+    try:
+        import ray
+        from ray import serve as ray_serve
+
+        if ray.is_initialized():
+            ray_serve.shutdown()
+            ray.shutdown()
+    except Exception as error:  # shutting down: report, keep stopping the stores
+        print(f"ray shutdown: {error}", file=sys.stderr)

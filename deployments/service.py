@@ -1,0 +1,210 @@
+"""The search service behind the HTTP API: stores, model ports, the ``Retriever``, access
+control and readiness. No Ray here: the Serve ingress builds it with handle-backed
+ports, tests and the in-process baseline with local ones."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from deployments.config import AppConfig
+from deployments.stores import StoreEndpoints, open_stores
+from pipeline.errors import BackendUnavailable, Forbidden, InvalidRequest, Unauthorized
+from pipeline.ports import CrossEncoder, ImageEncoder, TextEncoder
+from pipeline.retriever import Retriever, RetrieverPorts
+from pipeline.schema import SearchRequest, SearchResponse
+
+__all__ = ["ModelPorts", "Principal", "SearchService"]
+
+HealthCheck = Callable[[], Awaitable[Any]]
+
+
+@dataclass
+class ModelPorts:
+    """Model ports by role, plus a health check per model deployment (name -> check)."""
+
+    encoders: Mapping[str, TextEncoder]
+    cross_encoder: CrossEncoder | None = None
+    image_encoders: Mapping[str, ImageEncoder] = field(default_factory=dict)
+    health_checks: Mapping[str, HealthCheck] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling: a key name and the knowledge bases it may read (None = all)."""
+
+    name: str
+    kb_ids: frozenset[str] | None
+
+
+class SearchService:
+    """Stores + models + ``Retriever``, opened once per ingress replica.
+
+    Args:
+        config: the application config.
+        endpoints: where Milvus and PostgreSQL answer.
+        models: the model ports.
+    """
+
+    def __init__(self, config: AppConfig, endpoints: StoreEndpoints, models: ModelPorts) -> None:
+        self.config = config
+        self.endpoints = endpoints
+        self.models = models
+        self.retriever: Retriever | None = None
+        self._stores_cm: Any = None
+        self._store: Any = None
+        self._registry: Any = None
+        self._lock = asyncio.Lock()
+        self._keys = [(key.name, key.secret(), key.kb_ids) for key in config.auth.api_keys]
+        self.started_at = time.time()
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Open the store clients and build the retriever (idempotent, concurrency-safe).
+
+        Raises:
+            BackendUnavailable: a store does not answer.
+        """
+        if self.retriever is not None:
+            return
+        async with self._lock:
+            if self.retriever is not None:
+                return
+            stores = open_stores(self.endpoints, self.config.stores)
+            store, registry = await stores.__aenter__()
+            self._stores_cm, self._store, self._registry = stores, store, registry
+            ports = RetrieverPorts(
+                store=store,
+                registry=registry,
+                encoders=self.models.encoders,
+                cross_encoder=self.models.cross_encoder,
+                image_encoders=self.models.image_encoders,
+            )
+            self.retriever = Retriever(self.config.pipeline, ports)
+
+    async def close(self) -> None:
+        if self._stores_cm is not None:
+            await self._stores_cm.__aexit__(None, None, None)
+            self._stores_cm = None
+            self.retriever = None
+
+    async def _retriever(self) -> Retriever:
+        await self.start()
+        assert self.retriever is not None
+        return self.retriever
+
+    # -- access ---------------------------------------------------------------------------
+
+    def authenticate(self, authorization: str | None) -> Principal:
+        """Resolve the ``Authorization: Bearer <key>`` header. With no keys configured the
+        service is open.
+
+        Raises:
+            Unauthorized: keys are configured and the header is missing or unknown.
+        """
+        if not self._keys:
+            return Principal(name="anonymous", kb_ids=None)
+        if not authorization or not authorization.lower().startswith("bearer "):
+            raise Unauthorized("missing bearer token (Authorization: Bearer <key>)")
+        token = authorization[7:].strip()
+        for name, secret, kb_ids in self._keys:
+            if secret and hmac.compare_digest(secret.encode(), token.encode()):
+                return Principal(name=name, kb_ids=None if "*" in kb_ids else frozenset(kb_ids))
+        raise Unauthorized("unknown API key")
+
+    @staticmethod
+    def authorise(request: SearchRequest, principal: Principal) -> SearchRequest:
+        """Restrict the request's scope to the knowledge bases the key may read: an
+        unscoped request is scoped to them; asking for another one is forbidden.
+
+        Raises:
+            Forbidden: the request names a knowledge base the key may not read.
+        """
+        if principal.kb_ids is None:
+            return request
+        if not request.kb_ids:
+            return request.model_copy(update={"kb_ids": sorted(principal.kb_ids)})
+        denied = sorted(set(request.kb_ids) - principal.kb_ids)
+        if denied:
+            raise Forbidden(f"kb_ids: this key may not read {', '.join(denied)}")
+        return request
+
+    # -- requests -------------------------------------------------------------------------
+
+    async def search(
+        self, request: SearchRequest, principal: Principal, image: bytes | None = None
+    ) -> SearchResponse:
+        """Run one search within the configured request timeout.
+
+        Raises:
+            InvalidRequest / Forbidden: bad or disallowed request.
+            BackendUnavailable: stores or models down.
+            DeadlineExceeded: the request timeout passed.
+        """
+        request = self.authorise(request, principal)
+        retriever = await self._retriever()
+        timeout = self.config.serve.request_timeout_s
+        deadline = time.monotonic() + timeout
+        return await retriever.search(request, image=image, deadline=deadline)
+
+    async def collections(self) -> list[dict[str, Any]]:
+        """Enabled collections with row counts and encoders."""
+        await self.start()
+        rows = []
+        for name, spec in self.config.pipeline.enabled_collections().items():
+            exists = await self._store.has_collection(name)
+            rows.append(
+                {
+                    "name": name,
+                    "rows": await self._store.count(name) if exists else 0,
+                    "exists": exists,
+                    "query_encoder": spec.query_encoder,
+                    "document_encoder": spec.document_encoder,
+                    "modality": spec.modality,
+                    "hybrid": spec.hybrid,
+                }
+            )
+        return rows
+
+    async def readiness(self) -> dict[str, Any]:
+        """Every store and model deployment, checked; ``ready`` only when all answer."""
+        checks: dict[str, str] = {}
+
+        async def run(name: str, check: Callable[[], Awaitable[Any]]) -> None:
+            try:
+                await asyncio.wait_for(check(), timeout=10.0)
+                checks[name] = "ok"
+            except Exception as error:  # readiness reports every failure, never raises
+                checks[name] = f"{type(error).__name__}: {error}"[:300]
+
+        try:
+            await self.start()
+        except BackendUnavailable as error:
+            return {"ready": False, "checks": {"stores": str(error)}}
+        await asyncio.gather(
+            run("milvus", self._store.health),
+            run("postgres", self._registry.health),
+            *(run(name, check) for name, check in self.models.health_checks.items()),
+        )
+        return {"ready": all(v == "ok" for v in checks.values()), "checks": checks}
+
+    async def model_stats(self) -> dict[str, Any]:
+        """Batch-size statistics of every model deployment (its health call returns them)."""
+        results: dict[str, Any] = {}
+        for name, check in self.models.health_checks.items():
+            try:
+                results[name] = await asyncio.wait_for(check(), timeout=10.0)
+            except Exception as error:  # a stats page reports failures, never raises
+                results[name] = {"error": f"{type(error).__name__}: {error}"[:300]}
+        return results
+
+    def check_query_length(self, query: str) -> None:
+        """Raises InvalidRequest when ``query`` exceeds the configured length."""
+        limit = self.config.pipeline.request.max_query_chars
+        if len(query) > limit:
+            raise InvalidRequest("query", f"longer than {limit} characters ({len(query)})")

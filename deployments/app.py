@@ -15,16 +15,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from ray.serve import Application
 
-from deployments.config import AppConfig, DeploymentSettings, config_from_data, load_config_data
+from deployments.config import DeploymentSettings, config_from_data, load_config_data
 from deployments.cross_encoder import CrossEncoderDeployment
 from deployments.encoder import EncoderDeployment
 from deployments.image_encoder import ImageEncoderDeployment
 from deployments.ingress import SearchIngress
 from deployments.local import model_sharing_key
+from deployments.roles import CROSS_ENCODER_ROLE, query_roles, uses_cross_encoder
 from deployments.stores import EmbeddedServers
 from models.specs import Modality
 
-__all__ = ["AppArgs", "build_app", "build_application", "deployment_options", "query_roles"]
+__all__ = ["AppArgs", "build_app", "build_application", "deployment_options"]
 
 
 class AppArgs(BaseModel):
@@ -38,20 +39,6 @@ class AppArgs(BaseModel):
     data_dir: str | None = None
     milvus_uri: str | None = None
     postgres_dsn: str | None = None
-
-
-def query_roles(config: AppConfig) -> list[str]:
-    """Roles the service needs at query time: the query encoders of the enabled
-    collections and their Tier-1 encoders, that the model profile enables."""
-    roles: list[str] = []
-    enabled = config.pipeline.enabled_collections()
-    for name, spec in enabled.items():
-        roles.append(spec.query_encoder)
-        tier1 = config.pipeline.tier1.encoders.get(name)
-        if tier1:
-            roles.append(tier1)
-    available = set(config.models.enabled_roles())
-    return [role for role in dict.fromkeys(roles) if role in available]
 
 
 def deployment_options(settings: DeploymentSettings) -> dict[str, Any]:
@@ -110,11 +97,10 @@ def build_application(
         ).bind(models_config, roles)
         images[name] = (bound, dims)
     cross = None
-    ce_role = "medcpt-rerank"
-    if config.pipeline.tier2.policy.value != "none" and ce_role in config.models.enabled_roles():
+    if uses_cross_encoder(config):
         cross = overrides.get("cross-encoder") or CrossEncoderDeployment.options(
             name="CrossEncoder", **deployment_options(serve.cross_encoder)
-        ).bind(models_config, ce_role)
+        ).bind(models_config, CROSS_ENCODER_ROLE)
     return SearchIngress.options(
         num_replicas=serve.ingress_replicas,
         max_ongoing_requests=serve.ingress_max_ongoing_requests,

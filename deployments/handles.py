@@ -18,7 +18,13 @@ from ray.serve.handle import DeploymentHandle
 from models.errors import ModelInputError
 from pipeline.errors import BackendUnavailable, InvalidInput
 
-__all__ = ["HandleCrossEncoder", "HandleImageEncoder", "HandleTextEncoder", "call_handle"]
+__all__ = [
+    "HandleCrossEncoder",
+    "HandleImageEncoder",
+    "HandleTextEncoder",
+    "batch_stats",
+    "call_handle",
+]
 
 T = TypeVar("T")
 
@@ -104,6 +110,6 @@ class HandleImageEncoder:
         )
 
 
-async def health(handle: DeploymentHandle, name: str) -> Any:
-    """A cheap call that proves the deployment answers (its batch statistics)."""
+async def batch_stats(handle: DeploymentHandle, name: str) -> Any:
+    """The deployment's batch-size statistics."""
     return await call_handle(name, handle.batch_stats.remote())

@@ -11,7 +11,12 @@ from ray.serve.handle import DeploymentHandle
 
 from deployments.api import create_app
 from deployments.config import config_from_data
-from deployments.handles import HandleCrossEncoder, HandleImageEncoder, HandleTextEncoder, health
+from deployments.handles import (
+    HandleCrossEncoder,
+    HandleImageEncoder,
+    HandleTextEncoder,
+    batch_stats,
+)
 from deployments.service import ModelPorts, SearchService
 from deployments.stores import StoreEndpoints
 
@@ -40,22 +45,31 @@ class SearchIngress:
         image_encoders: dict[str, tuple[DeploymentHandle, dict[str, int]]] | None = None,
     ) -> None:
         config = config_from_data(config_data)
-        text_ports, image_ports, checks = {}, {}, {}
+        text_ports: dict[str, HandleTextEncoder] = {}
+        image_ports: dict[str, HandleImageEncoder] = {}
+        checks: dict[str, Any] = {}
+        stats: dict[str, Any] = {}
         for name, (handle, roles) in encoders.items():
-            for role, dimension in roles.items():
-                text_ports[role] = HandleTextEncoder(handle, role, dimension)
-            checks[name] = _checker(handle, name)
+            ports = {role: HandleTextEncoder(handle, role, dim) for role, dim in roles.items()}
+            text_ports.update(ports)
+            first = next(iter(ports.values()))
+            checks[name] = lambda port=first: port.encode(["readiness check"])
+            stats[name] = lambda handle=handle, name=name: batch_stats(handle, name)
         for name, (handle, roles) in (image_encoders or {}).items():
-            for role, dimension in roles.items():
-                image_ports[role] = HandleImageEncoder(handle, role, dimension)
-            checks[name] = _checker(handle, name)
-        if cross_encoder is not None:
-            checks["cross-encoder"] = _checker(cross_encoder, "cross-encoder")
+            image_ports.update(
+                {role: HandleImageEncoder(handle, role, dim) for role, dim in roles.items()}
+            )
+            checks[name] = stats[name] = lambda handle=handle, name=name: batch_stats(handle, name)
+        cross = HandleCrossEncoder(cross_encoder) if cross_encoder is not None else None
+        if cross is not None:
+            checks["cross-encoder"] = lambda: cross.score("readiness", ["check"])
+            stats["cross-encoder"] = lambda: batch_stats(cross_encoder, "cross-encoder")
         models = ModelPorts(
             encoders=text_ports,
-            cross_encoder=HandleCrossEncoder(cross_encoder) if cross_encoder else None,
+            cross_encoder=cross,
             image_encoders=image_ports,
             health_checks=checks,
+            stats_sources=stats,
         )
         self.service = SearchService(config, StoreEndpoints(**endpoints), models)
 
@@ -68,10 +82,3 @@ class SearchIngress:
     async def check_health(self) -> None:
         """The ingress is healthy when its event loop answers; store and model state is
         reported by ``/readyz`` instead, so a store outage does not restart replicas."""
-
-
-def _checker(handle: DeploymentHandle, name: str):  # type: ignore[no-untyped-def]
-    async def check() -> Any:
-        return await health(handle, name)
-
-    return check

@@ -25,12 +25,14 @@ HealthCheck = Callable[[], Awaitable[Any]]
 
 @dataclass
 class ModelPorts:
-    """Model ports by role, plus a health check per model deployment (name -> check)."""
+    """Model ports by role, plus per model deployment a readiness check (a tiny forward
+    pass) and a statistics source (its batch sizes)."""
 
     encoders: Mapping[str, TextEncoder]
     cross_encoder: CrossEncoder | None = None
     image_encoders: Mapping[str, ImageEncoder] = field(default_factory=dict)
     health_checks: Mapping[str, HealthCheck] = field(default_factory=dict)
+    stats_sources: Mapping[str, HealthCheck] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -194,9 +196,9 @@ class SearchService:
         return {"ready": all(v == "ok" for v in checks.values()), "checks": checks}
 
     async def model_stats(self) -> dict[str, Any]:
-        """Batch-size statistics of every model deployment (its health call returns them)."""
+        """Batch-size statistics of every model deployment."""
         results: dict[str, Any] = {}
-        for name, check in self.models.health_checks.items():
+        for name, check in self.models.stats_sources.items():
             try:
                 results[name] = await asyncio.wait_for(check(), timeout=10.0)
             except Exception as error:  # a stats page reports failures, never raises

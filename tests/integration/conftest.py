@@ -69,3 +69,43 @@ async def registry(postgres_server: EmbeddedPostgres) -> AsyncIterator[PostgresD
     """A migrated ``PostgresDocumentRegistry`` on the session server."""
     async with PostgresDocumentRegistry(postgres_server.dsn, max_size=4) as opened:
         yield opened
+
+
+# -- Ray Serve: one local instance per test session ---------------------------------------
+
+import os  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class ServeCluster:
+    """A local Ray + Serve with the HTTP proxy on ``url``."""
+
+    url: str
+    port: int
+
+
+@pytest.fixture(scope="session")
+def serve_cluster() -> Iterator[ServeCluster]:
+    """Start Ray (8 logical CPUs on the 2 real ones: replicas mostly wait) and Serve once;
+    shut both down at the end of the session."""
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import ray
+    from ray import serve
+
+    from pipeline.stores.embedded import find_free_port
+
+    port = find_free_port()
+    ray.init(num_cpus=8, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1",
+                                       "TOKENIZERS_PARALLELISM": "false"}})
+    serve.start(http_options={"host": "127.0.0.1", "port": port})
+    try:
+        yield ServeCluster(url=f"http://127.0.0.1:{port}", port=port)
+    finally:
+        serve.shutdown()
+        ray.shutdown()

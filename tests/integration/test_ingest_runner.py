@@ -1,0 +1,117 @@
+"""R-ING-1..6 against real Milvus Lite and PostgreSQL with the offline MiniLM and rxnfp
+models: repeat ingests add nothing; an ingest killed mid-way and re-run stores every
+record exactly once."""
+
+from __future__ import annotations
+
+import pytest
+
+from deployments.config import load_config
+from deployments.ingest import document_roles
+from deployments.local import load_local_models
+from pipeline.errors import BackendUnavailable
+from pipeline.ingest.runner import IngestRunner
+from pipeline.stores.milvus import MilvusVectorStore
+from pipeline.vocabulary import default_vocabulary
+from tests.support.slices import demo_slice
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def config():
+    # one document per batch: a crash after the first encoder call leaves the first
+    # document registered and the rest not
+    return load_config("default", overrides={"pipeline": {"ingest": {"batch_documents": 1}}})
+
+
+@pytest.fixture(scope="module")
+def encoders(config):
+    return dict(load_local_models(config.models, document_roles(config)).encoders)
+
+
+@pytest.fixture(scope="module")
+def records():
+    return list(demo_slice(default_vocabulary(), products=("tagrisso", "iressa"),
+                           compounds=("OSIMERTINIB", "GEFITINIB")))
+
+
+class FailingAfter:
+    """A real encoder that crashes after ``calls`` successful calls (an injected fault)."""
+
+    def __init__(self, encoder, calls: int) -> None:
+        self.encoder, self.left = encoder, calls
+        self.dimension = encoder.dimension
+
+    async def encode(self, texts, titles=None):
+        if self.left <= 0:
+            raise BackendUnavailable("encoder crashed (injected fault)")
+        self.left -= 1
+        return await self.encoder.encode(texts, titles)
+
+
+async def _reset(store, registry, config, records):
+    for name in config.pipeline.enabled_collections():
+        await store.drop_collection(name)
+    await registry.delete_documents(sorted({r.document_id for r in records}))
+
+
+async def _rows(store, config):
+    rows = {}
+    for name in config.pipeline.enabled_collections():
+        if await store.has_collection(name):
+            hits = await store.count(name)
+            if hits:
+                rows[name] = hits
+    return rows
+
+
+def _runner(store, registry, encoders, config):
+    return IngestRunner(store=store, registry=registry, encoders=encoders,
+                        settings=config.pipeline, vocabulary=default_vocabulary())
+
+
+@pytest.fixture
+async def store(milvus_server):
+    opened = MilvusVectorStore(milvus_server.uri, collection_prefix="ingest_")
+    yield opened
+    await opened.close()
+
+
+async def test_r_ing_6_second_run_adds_nothing(store, registry, config, encoders, records):
+    await _reset(store, registry, config, records)
+    first = await _runner(store, registry, encoders, config).run(records, "drug-kb")
+    rows = await _rows(store, config)
+    assert first.failures == [] and first.documents_written == 4
+    assert set(rows) == {"biomed_text", "chemical"} and rows["chemical"] == 2
+    second = await _runner(store, registry, encoders, config).run(records, "drug-kb")
+    assert second.documents_written == 0 and second.documents_unchanged == 4
+    assert await _rows(store, config) == rows
+    assert await registry.count_documents("drug-kb") >= 4
+    stored = await registry.lookup_documents(["ema-tagrisso"])
+    record = stored["ema-tagrisso"]
+    assert record.name == "Tagrisso (osimertinib) — EMA package leaflet"
+    assert list(record.collections) == ["biomed_text"]
+
+
+async def test_killed_ingest_resumes_with_every_record_exactly_once(
+    store, registry, config, encoders, records
+):
+    await _reset(store, registry, config, records)
+    clean = await _runner(store, registry, encoders, config).run(records, "drug-kb")
+    expected = await _rows(store, config)
+    assert clean.documents_written == 4
+
+    await _reset(store, registry, config, records)
+    crashing = {role: FailingAfter(encoder, calls=1) for role, encoder in encoders.items()}
+    with pytest.raises(BackendUnavailable):
+        await _runner(store, registry, crashing, config).run(records, "drug-kb")
+    partial = await _rows(store, config)
+    assert sum(partial.values()) < sum(expected.values())
+
+    resumed = await _runner(store, registry, encoders, config).run(records, "drug-kb")
+    assert resumed.documents_unchanged > 0  # what was registered before the crash is kept
+    assert await _rows(store, config) == expected
+    fetched = await store.fetch("biomed_text", [f"biomed_text:ema-tagrisso#s{i}-c0"
+                                                for i in range(7)])
+    assert len(fetched) == 7

@@ -1,0 +1,150 @@
+"""The product end to end: real Milvus Lite + PostgreSQL, the offline models, the Ray Serve
+application over real HTTP (issue 5 acceptance)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from deployments.config import config_from_data, load_config_data
+from deployments.ingest import document_roles, run_ingest
+from deployments.local import load_local_models
+from deployments.serve_cli import wait_ready
+from deployments.stores import StoreEndpoints, open_stores
+from pipeline.vocabulary import default_vocabulary
+from tests.support.faulty import FailingCrossEncoder, StoppedEncoder
+from tests.support.slices import demo_slice
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+STAGES = {"intent", "routing", "plan:biomed_text", "plan:chemical", "supplement", "rrf",
+          "injection", "tier2", "assembly"}
+DRUGS = ["osimertinib", "gefitinib", "olaparib", "rivaroxaban", "cabozantinib", "Tagrisso",
+         "Iressa", "Lynparza", "Xarelto", "Cabometyx"]
+ASPECTS = ["side effects", "dosage", "warnings", "storage"]
+
+
+@pytest.fixture(scope="module")
+def endpoints(milvus_server, postgres_server) -> StoreEndpoints:
+    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=postgres_server.dsn)
+
+
+@pytest.fixture(scope="module")
+def config_data(tmp_path_factory):
+    return load_config_data("default", data_dir=tmp_path_factory.mktemp("e2e"), overrides={
+        "stores": {"collection_prefix": "e2e_"},
+        "serve": {"encoder": {"num_cpus": 0.5, "max_batch_size": 32,
+                              "batch_wait_timeout_s": 0.02},
+                  "cross_encoder": {"num_cpus": 0.5}},
+    })
+
+
+@pytest.fixture(scope="module")
+def corpus(config_data, endpoints):
+    """A slice of the demo corpus, ingested once with the in-process runner."""
+    config = config_from_data(config_data)
+
+    async def ingest():
+        models = load_local_models(config.models, document_roles(config))
+        async with open_stores(endpoints, config.stores) as (store, registry):
+            records = demo_slice(default_vocabulary())
+            return await run_ingest(config, records, "demo", store, registry,
+                                    dict(models.encoders), progress=False)
+
+    report = asyncio.run(ingest())
+    assert report.documents_written > 0 and not report.failures
+    return report
+
+
+@pytest.fixture(scope="module")
+def apps(serve_cluster, config_data, endpoints, corpus):
+    """The real application at ``/`` and one with injected faults at ``/faulty``."""
+    from ray import serve
+
+    from deployments.app import build_application
+
+    endpoint_args = {"milvus_uri": endpoints.milvus_uri, "postgres_dsn": endpoints.postgres_dsn}
+    serve.run(build_application(config_data, endpoint_args), name="main", route_prefix="/")
+    faulty = build_application(config_data, endpoint_args, overrides={
+        "cross-encoder": FailingCrossEncoder.bind(),
+        "Encoder-molformer": StoppedEncoder.bind(),
+    })
+    serve.run(faulty, name="faulty", route_prefix="/faulty")
+    wait_ready(serve_cluster.url, timeout_s=300)
+    yield serve_cluster.url
+    serve.delete("faulty")
+    serve.delete("main")
+
+
+def search(url: str, query: str, **fields):
+    response = httpx.post(f"{url}/v1/search", json={"query": query, **fields}, timeout=120)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def stage(body, name):
+    return next(entry for entry in body["trace"] if entry["name"] == name)
+
+
+def test_osimertinib_side_effects_returns_a_tagrisso_chunk(apps):
+    body = search(apps, "osimertinib side effects")
+    top5 = body["chunks"][:5]
+    tagrisso = [c for c in top5 if "Tagrisso" in c["document_name"]]
+    assert tagrisso, [c["document_name"] for c in top5]
+    assert all(c["biomed_section"] for c in tagrisso)
+    assert {"adverse_reactions"} & {c["biomed_section"] for c in tagrisso}
+    assert {entry["name"] for entry in body["trace"]} >= STAGES
+    assert body["doc_aggs"] and body["total"] >= len(body["chunks"])
+
+
+def test_smiles_query_routes_to_the_chemical_collection(apps):
+    smiles = "COc1cc2ncnc(Nc3ccc(F)c(Cl)c3)c2cc1OCCCN1CCOCC1"  # gefitinib
+    body = search(apps, smiles)
+    assert [plan["collection"] for plan in body["route"]] == ["chemical"]
+    assert body["intent"]["workflow"] == "chemical"
+    assert body["chunks"] and {c["collection"] for c in body["chunks"]} == {"chemical"}
+
+
+async def test_32_concurrent_requests_succeed_and_batches_form(apps):
+    queries = [f"{drug} {aspect}" for drug in DRUGS for aspect in ASPECTS][:32]
+    async with httpx.AsyncClient(timeout=180) as client:
+        responses = await asyncio.gather(*(
+            client.post(f"{apps}/v1/search", json={"query": q}) for q in queries))
+        stats = (await client.get(f"{apps}/v1/stats")).json()["deployments"]
+    assert [r.status_code for r in responses] == [200] * 32
+    encoder = stats["Encoder-pubmedbert"]
+    assert encoder["max"] > 1, encoder
+    assert stats["cross-encoder"]["max"] > 1
+
+
+def test_failed_cross_encoder_falls_back_and_is_recorded(apps):
+    body = search(f"{apps}/faulty", "osimertinib side effects")
+    tier2 = stage(body, "tier2")
+    assert tier2["degraded"] is True
+    assert "rerank_t2_fallback_existing_scores" in tier2["decisions"]
+    assert "crashed" in tier2["error"]
+    assert body["chunks"]
+
+
+def test_stopped_encoder_skips_its_plans_with_a_trace_entry(apps):
+    body = search(f"{apps}/faulty", "osimertinib side effects")
+    chemical = stage(body, "plan:chemical")
+    assert chemical["degraded"] is True and "plan_failed" in chemical["decisions"]
+    assert "stopped" in chemical["error"]
+    assert stage(body, "plan:biomed_text")["degraded"] is False
+    smiles = httpx.post(f"{apps}/faulty/v1/search", timeout=120,
+                        json={"query": "CC(=O)Oc1ccccc1C(=O)O"})
+    assert smiles.status_code == 503  # its only plan needs the stopped encoder
+    assert smiles.json()["error"] == "BackendUnavailable"
+
+
+def test_readyz_and_collections(apps):
+    ready = httpx.get(f"{apps}/readyz", timeout=60)
+    assert ready.status_code == 200 and ready.json()["ready"] is True
+    collections = httpx.get(f"{apps}/v1/collections", timeout=60).json()["collections"]
+    rows = {c["name"]: c["rows"] for c in collections}
+    assert rows["biomed_text"] > 0 and rows["chemical"] > 0
+    faulty = httpx.get(f"{apps}/faulty/readyz", timeout=60)
+    assert faulty.status_code == 503

@@ -41,6 +41,7 @@ from pipeline.evaluation.eagle import route_accuracy
 from pipeline.evaluation.querysets import QuerySet, read_beir, read_jsonl_queries
 from pipeline.evaluation.recording import RecordingVectorStore
 from pipeline.evaluation.report import (
+    markdown_answerable_table,
     markdown_misses,
     markdown_stage_timings,
     markdown_table,
@@ -291,6 +292,10 @@ def run_eval(config: AppConfig, args: argparse.Namespace) -> int:
     paths = write_reports(run, Path(args.out), stem)
     print(markdown_table(run))
     print()
+    answerable = markdown_answerable_table(run)
+    if answerable:
+        print(answerable)
+        print()
     print(markdown_stage_timings(run))
     print()
     print(markdown_misses(run))

@@ -1,0 +1,131 @@
+"""A ``VectorStore`` wrapper that records every hit the pipeline recalls for a query.
+
+The union of those hits is the query's *candidate pool* before RRF, Tier-1 filters and
+Tier-2 (dense and BM25 legs of every plan, and the supplement's scoped searches). The
+evaluation uses it to tell a recall gap (a relevant chunk never came back from the
+store) from a ranking gap (it came back but ended below rank k), without touching the
+retriever. Recordings are bound to the running task through a ``ContextVar``, so
+concurrent queries keep their own; searches outside :meth:`RecordingVectorStore.recording`
+are not recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from pipeline.evaluation.judging import ResultItem
+from pipeline.ports import VectorStore
+from pipeline.schema import Node, NodeWithScore, ScopeFilter
+
+__all__ = ["PoolRecording", "RecordingVectorStore", "StoreCall"]
+
+
+@dataclass(frozen=True)
+class StoreCall:
+    """One store search: its kind, collection, whether it was scoped to document ids
+    (the supplement's R-SUP-3 searches are) and its hits in rank order."""
+
+    kind: Literal["dense", "lexical"]
+    collection: str
+    scoped_to_documents: bool
+    hits: tuple[ResultItem, ...]
+
+
+@dataclass
+class PoolRecording:
+    """The store calls of one query."""
+
+    calls: list[StoreCall] = field(default_factory=list)
+
+    @property
+    def searched_collections(self) -> set[str]:
+        """Collections any search of this query looked into."""
+        return {call.collection for call in self.calls}
+
+    def items(self) -> Iterator[tuple[StoreCall, int, ResultItem]]:
+        """Every recalled hit with its call and 1-based rank in that call."""
+        for call in self.calls:
+            for rank, item in enumerate(call.hits, start=1):
+                yield call, rank, item
+
+
+_current: ContextVar[PoolRecording | None] = ContextVar("evaluation_pool", default=None)
+
+
+def _item(hit: NodeWithScore, collection: str) -> ResultItem:
+    metadata = hit.node.metadata
+    return ResultItem(
+        chunk_id=hit.node.node_id,
+        document_id=str(metadata.get("document_id") or ""),
+        document_name=str(metadata.get("document_name") or ""),
+        section=str(metadata.get("biomed_section") or ""),
+        collection=hit.collection or collection,
+        score=float(hit.score),
+    )
+
+
+class RecordingVectorStore:
+    """Wraps a ``VectorStore``; ``search_dense`` / ``search_lexical`` record their hits
+    into the recording open in the current context. Every other attribute is the
+    wrapped store's."""
+
+    def __init__(self, inner: VectorStore) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    @contextmanager
+    def recording(self) -> Iterator[PoolRecording]:
+        """Record the searches run in this context (and tasks started from it)."""
+        recording = PoolRecording()
+        token = _current.set(recording)
+        try:
+            yield recording
+        finally:
+            _current.reset(token)
+
+    @staticmethod
+    def _record(kind: Literal["dense", "lexical"], collection: str, scope: ScopeFilter | None,
+                hits: Sequence[NodeWithScore]) -> None:
+        recording = _current.get()
+        if recording is None:
+            return
+        recording.calls.append(
+            StoreCall(
+                kind=kind,
+                collection=collection,
+                scoped_to_documents=bool(scope and scope.document_ids),
+                hits=tuple(_item(hit, collection) for hit in hits),
+            )
+        )
+
+    async def search_dense(self, collection: str, vector: np.ndarray, top_k: int,
+                           scope: ScopeFilter | None = None,
+                           with_vectors: bool = False) -> list[NodeWithScore]:
+        hits = await self.inner.search_dense(collection, vector, top_k, scope, with_vectors)
+        self._record("dense", collection, scope, hits)
+        return hits
+
+    async def search_lexical(self, collection: str, query_text: str, top_k: int,
+                             scope: ScopeFilter | None = None,
+                             with_vectors: bool = False) -> list[NodeWithScore]:
+        hits = await self.inner.search_lexical(collection, query_text, top_k, scope, with_vectors)
+        self._record("lexical", collection, scope, hits)
+        return hits
+
+    async def upsert(self, collection: str, nodes: Sequence[Node], vectors: np.ndarray,
+                     lexical_texts: Sequence[str] | None = None) -> int:
+        return await self.inner.upsert(collection, nodes, vectors, lexical_texts)
+
+    async def count(self, collection: str) -> int:
+        return await self.inner.count(collection)
+
+    async def has_collection(self, collection: str) -> bool:
+        return await self.inner.has_collection(collection)

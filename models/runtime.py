@@ -9,7 +9,6 @@ exports it once to ONNX and runs it with ONNX Runtime (CPU or CUDA provider).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,7 +32,6 @@ __all__ = [
     "torch_device_for",
 ]
 
-logger = logging.getLogger(__name__)
 Loaded = TypeVar("Loaded")
 
 

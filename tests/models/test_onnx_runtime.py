@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from models.loader import load_cross_encoder, load_encoder
 from models.onnx_runtime import OnnxForward
-from models.specs import EncoderSpec
+from models.specs import EncoderSpec, ModelProfile
 from tests.models.helpers import ProfileFactory, tiny_text_spec
 from tests.models.tiny_models import HIDDEN
 
@@ -81,3 +82,13 @@ def test_export_is_cached_and_shared_by_roles(
     other = load_encoder(tiny_text_spec(tiny_bert_folder, pooling="cls"), profile)
     assert other.forward.path != first.forward.path
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+@pytest.mark.slow
+def test_real_minilm_onnx_equals_torch(
+    minilm_encoder: Any, offline_profile: ModelProfile, tmp_path: Path
+) -> None:
+    profile = offline_profile.model_copy(update={"runtime": "onnx", "onnx_cache_dir": tmp_path})
+    onnx_encoder = load_encoder(profile.spec("general-text"), profile)
+    texts = ["gefitinib EGFR inhibitor", "Take one tablet daily. " * 60, "insulin"]
+    np.testing.assert_allclose(onnx_encoder.encode(texts), minilm_encoder.encode(texts), atol=1e-4)

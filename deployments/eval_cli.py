@@ -50,11 +50,19 @@ from pipeline.evaluation.report import (
 from pipeline.evaluation.runner import AblationTarget, EvalOptions, EvalRun, evaluate
 from pipeline.retriever import Retriever, RetrieverPorts
 from pipeline.schema import SearchRequest, SearchResponse
+from pipeline.settings import StageBudgets
 
 __all__ = ["DATASETS", "DatasetSpec", "load_query_set", "run_eval", "run_in_process"]
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+
+#: Stage budgets of in-process evaluation, in ms: high, so that a busy CPU degrades no
+#: stage (a plan or Tier-2 over budget would change the ranking being measured); degraded
+#: stages are still counted per ablation.
+EVAL_BUDGETS = StageBudgets(
+    plan_ms=600_000.0, supplement_ms=600_000.0, rerank_ms=600_000.0, request_ms=1_800_000.0
+)
 
 
 @dataclass(frozen=True)
@@ -160,10 +168,11 @@ async def run_in_process(
                     f"{options.kb} ...)"
                 )
         pool_store = RecordingVectorStore(base.ports.store)
+        settings = config.pipeline.model_copy(update={"budgets": EVAL_BUDGETS})
         targets = []
         for ablation in ablations:
             retriever = Retriever(
-                settings_for(config.pipeline, ablation),
+                settings_for(settings, ablation),
                 RetrieverPorts(
                     store=pool_store,
                     encoders=base.ports.encoders,
@@ -241,6 +250,10 @@ def _notes(config: AppConfig, args: argparse.Namespace, options: EvalOptions) ->
         if DATASETS[args.dataset].judgement == "qrels"
         else "chunk as returned",
     }
+    if not args.url:
+        notes["stage budgets"] = (
+            "raised to 600 s for evaluation (service: plan 5 s, supplement 5 s, rerank 10 s)"
+        )
     if options.similarity_threshold == 0.0:
         notes["similarity threshold"] = "0.0 for evaluation (the service default is 0.2)"
     return notes

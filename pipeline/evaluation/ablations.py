@@ -88,5 +88,11 @@ def resolve_ablations(spec: str | Sequence[str] | None) -> list[Ablation]:
 
 
 def settings_for(settings: PipelineSettings, ablation: Ablation) -> PipelineSettings:
-    """``settings`` with the stage switches of ``ablation`` (a copy)."""
-    return settings.model_copy(update={"stages": ablation.stages})
+    """``settings`` (a copy) running the stages of ``ablation`` that the configuration
+    also leaves on: a stage switched off in the configuration (``pipeline.stages``) is
+    off in every row, so ``--config`` can measure e.g. the full pipeline without Tier-1."""
+    configured = settings.stages.model_dump()
+    stages = StageSwitches(
+        **{name: on and configured[name] for name, on in ablation.stages.model_dump().items()}
+    )
+    return settings.model_copy(update={"stages": stages})

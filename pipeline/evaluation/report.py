@@ -79,6 +79,8 @@ def markdown_table(run: EvalRun) -> str:
         )
         if failures.get("error"):
             misses += f" (+{failures['error']} errors)"
+        if summary.degraded_queries:
+            misses += f" ({summary.degraded_queries} degraded)"
         cells = [
             f"{summary.name} ({summary.description})",
             *(_cell(summary.metrics.get(name)) for name in names),

@@ -108,6 +108,7 @@ class QueryRow:
     latency_ms: float = 0.0
     stage_ms: dict[str, float] = field(default_factory=dict)
     pool_size: int | None = None
+    degraded: list[str] = field(default_factory=list)
     answerable: bool | None = None
     top: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
@@ -128,6 +129,7 @@ class AblationSummary:
     wall_s: float
     stage_ms_mean: dict[str, float]
     errors: int
+    degraded_queries: int = 0
     answerable: int | None = None
     answerable_metrics: dict[str, float] = field(default_factory=dict)
 
@@ -302,6 +304,7 @@ async def _run_query(
         latency_ms=latency,
         stage_ms=_stage_ms(response),
         pool_size=_pool_size(recording),
+        degraded=[stage.name for stage in response.trace if stage.degraded],
         answerable=bool(facts.relevant_documents) if facts is not None and facts.known else None,
         top=top,
     )
@@ -353,6 +356,7 @@ def summarise(target: AblationTarget, rows: Sequence[QueryRow], wall_s: float) -
         wall_s=wall_s,
         stage_ms_mean=stage_means,
         errors=sum(1 for row in rows if row.error),
+        degraded_queries=sum(1 for row in rows if row.degraded),
         answerable=len(answerable) if probed else None,
         answerable_metrics=_means(answerable) if probed else {},
     )

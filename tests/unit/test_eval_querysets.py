@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.evaluation.ablations import ABLATIONS, resolve_ablations
+from pipeline.evaluation.ablations import ABLATIONS, resolve_ablations, settings_for
 from pipeline.evaluation.querysets import read_beir, read_jsonl_queries, read_qrels
+from pipeline.settings import PipelineSettings, StageSwitches
 
 pytestmark = pytest.mark.unit
 
@@ -136,3 +137,9 @@ class TestAblations:
         assert ABLATIONS[-1].stages.model_dump() == dict.fromkeys(
             ABLATIONS[-1].stages.model_dump(), True
         )
+
+    def test_a_stage_switched_off_in_the_config_is_off_in_every_row(self):
+        configured = PipelineSettings(stages=StageSwitches(tier1=False))
+        full = settings_for(configured, ABLATIONS[-1])
+        assert full.stages.tier1 is False and full.stages.tier2 is True
+        assert settings_for(PipelineSettings(), ABLATIONS[0]).stages.dense is False

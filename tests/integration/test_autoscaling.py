@@ -1,0 +1,131 @@
+"""Ray Serve autoscaling with CPU replicas: a deployment whose options come from the
+project's own ``deployment_options(DeploymentSettings(autoscaling_config=...))`` scales
+from 1 to 2 replicas under load and back to 1 when the load stops (issue 9, item 3).
+
+The model is a stand-in at the edge (each request holds a replica for 0.3 s, like a slow
+forward pass, without spending the shared CPU); the autoscaling path is Serve's own, on
+the session's Ray (``serve_cluster``), as a separate application and route prefix. The
+delays are short here (1 s up, 3 s down); the shipped configs use 5 s up and 60-300 s
+down. Bounded to about two minutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from deployments.app import deployment_options
+from deployments.config import DeploymentSettings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+APP_NAME = "autoscaling-test"
+DEPLOYMENT = "SlowModel"
+REQUEST_S = 0.3
+CALLERS = 12
+UP_TIMEOUT_S = 75.0
+DOWN_TIMEOUT_S = 45.0
+SETTINGS = DeploymentSettings(
+    num_cpus=0.1,
+    max_batch_size=4,
+    max_ongoing_requests=8,
+    autoscaling_config={
+        "min_replicas": 1,
+        "initial_replicas": 1,
+        "max_replicas": 2,
+        "target_ongoing_requests": 2,
+        "upscale_delay_s": 1.0,
+        "downscale_delay_s": 3.0,
+        "metrics_interval_s": 0.5,
+        "look_back_period_s": 2.0,
+    },
+)
+
+
+def _slow_model() -> Any:
+    from ray import serve
+
+    @serve.deployment(name=DEPLOYMENT)
+    class SlowModel:
+        """Holds its replica ``REQUEST_S`` seconds per request; takes a ``user_config``
+        like the model deployments (``reconfigure``)."""
+
+        def __init__(self) -> None:
+            self.user_config: dict[str, Any] = {}
+
+        def reconfigure(self, user_config: dict[str, Any]) -> None:
+            self.user_config = dict(user_config)
+
+        async def predict(self, value: int) -> int:
+            await asyncio.sleep(REQUEST_S)
+            return value
+
+    return SlowModel
+
+
+def _running_replicas() -> int:
+    from ray import serve
+
+    application = serve.status().applications.get(APP_NAME)
+    if application is None or DEPLOYMENT not in application.deployments:
+        return 0
+    return int(application.deployments[DEPLOYMENT].replica_states.get("RUNNING", 0))
+
+
+def _wait_for(predicate: Callable[[], bool], timeout_s: float, history: list[int]) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        history.append(_running_replicas())
+        if predicate():
+            return True
+        time.sleep(0.5)
+    return False
+
+
+@pytest.fixture
+def slow_app(serve_cluster: Any) -> Iterator[Any]:
+    from ray import serve
+
+    options = deployment_options(SETTINGS)
+    assert "num_replicas" not in options  # autoscaling replaces a fixed count
+    handle = serve.run(_slow_model().options(**options).bind(), name=APP_NAME,
+                       route_prefix=f"/{APP_NAME}")
+    try:
+        yield handle
+    finally:
+        serve.delete(APP_NAME)
+
+
+def test_deployment_scales_from_one_to_two_replicas_under_load_and_back(slow_app: Any) -> None:
+    history: list[int] = []
+    assert _wait_for(lambda: _running_replicas() == 1, 30.0, history), history
+    assert slow_app.predict.remote(7).result(timeout_s=30) == 7
+
+    stop = threading.Event()
+    answered = [0] * CALLERS
+
+    def caller(number: int) -> None:
+        while not stop.is_set():
+            slow_app.predict.remote(number).result(timeout_s=30)
+            answered[number] += 1
+
+    with ThreadPoolExecutor(max_workers=CALLERS) as pool:
+        futures = [pool.submit(caller, number) for number in range(CALLERS)]
+        try:
+            scaled_up = _wait_for(lambda: _running_replicas() == 2, UP_TIMEOUT_S, history)
+        finally:
+            stop.set()
+        for future in futures:
+            future.result(timeout=60)
+    assert scaled_up, f"no second replica under {CALLERS} callers; replicas seen: {history}"
+    assert all(answered), "every caller got answers while scaling"
+
+    scaled_down = _wait_for(lambda: _running_replicas() == 1, DOWN_TIMEOUT_S, history)
+    assert scaled_down, f"did not scale back to one replica; replicas seen: {history}"
+    assert max(history) == 2  # never above max_replicas

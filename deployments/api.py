@@ -32,10 +32,15 @@ IMAGE_TYPES: dict[str, tuple[bytes, ...]] = {
 }
 
 
+_LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
+
+
 def _field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
     result = []
     for error in errors:
-        location = [str(part) for part in error.get("loc", ()) if part not in ("body", "query")]
+        location = [str(part) for part in error.get("loc", ())]
+        if location and location[0] in _LOCATIONS:  # FastAPI prefixes where the field was
+            location = location[1:]
         result.append({"field": ".".join(location) or "body", "message": str(error.get("msg"))})
     return result
 

@@ -147,6 +147,14 @@ class Retriever:
             raise InvalidRequest("page", f"must be <= {limits.max_page}")
         if request.top_k > limits.top_k:
             raise InvalidRequest("top_k", f"must be <= {limits.top_k}")
+        if request.collections is not None:
+            enabled = self.settings.enabled_collections()
+            unknown = sorted(set(request.collections) - set(enabled))
+            if unknown:
+                raise InvalidRequest(
+                    "collections",
+                    f"unknown or disabled: {', '.join(unknown)}; enabled: {', '.join(enabled)}",
+                )
 
     # -- the flow -------------------------------------------------------------------------
 
@@ -217,6 +225,13 @@ class Retriever:
             route_decisions.append("route_general_default")
         if image is not None:
             decision = self._with_image_plans(decision)
+        if request.collections is not None:
+            wanted = set(request.collections)
+            decision = QueryRouteDecision(
+                plans=tuple(p for p in decision.plans if p.collection in wanted),
+                retrieval_hints=decision.retrieval_hints,
+            )
+            route_decisions.append(f"restricted_to:{','.join(sorted(wanted))}")
         trace.append(
             StageTrace(
                 name="routing",
@@ -574,6 +589,7 @@ class Retriever:
                     encode_query=encode_query,
                     settings=self.settings,
                     scope=context.scope,
+                    allowed_collections=context.request.collections,
                 ),
                 self.settings.budgets.supplement_ms,
                 context.deadline,

@@ -36,6 +36,9 @@ __all__ = [
     "parse_drug_list",
 ]
 
+#: Longest kb name, document id, tag or collection name a request may carry (characters).
+MAX_NAME_CHARS = 256
+
 Workflow = Literal["chemical", "regulatory", "combination", "drug_entity", "general"]
 
 #: Chunk metadata keys every ingested node carries (R-ING-1).
@@ -250,6 +253,9 @@ class SearchRequest(BaseModel):
     highlight: bool = False
     route_mode: Literal["hybrid", "text", "visual"] = "hybrid"
     namespace: str = Field("biomed", min_length=1, max_length=64)
+    collections: list[str] | None = Field(
+        None, max_length=16, description="search only these collections (default: as routed)"
+    )
 
     @field_validator("query")
     @classmethod
@@ -260,6 +266,17 @@ class SearchRequest(BaseModel):
         if not cleaned:
             raise ValueError("query must contain visible characters")
         return cleaned
+
+    @field_validator("kb_ids", "document_ids", "tags", "collections")
+    @classmethod
+    def _check_names(cls, values: list[str] | None) -> list[str] | None:
+        # Names reach Milvus expressions and SQL parameters: plain printable text only.
+        for value in values or ():
+            if not value or len(value) > MAX_NAME_CHARS:
+                raise ValueError(f"each value must have 1..{MAX_NAME_CHARS} characters")
+            if not value.isprintable():
+                raise ValueError("values must not contain control or format characters")
+        return values
 
     def scope(self) -> ScopeFilter:
         return ScopeFilter(

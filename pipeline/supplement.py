@@ -7,7 +7,7 @@ Finds the documents whose *name* mentions the query's drugs in the PostgreSQL re
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -128,12 +128,15 @@ async def supplement_entity_anchored_hits(
     encode_query: QueryEncoder,
     settings: PipelineSettings,
     scope: ScopeFilter | None = None,
+    allowed_collections: Collection[str] | None = None,
 ) -> SupplementResult:
     """Entity-anchored supplementary recall (R-SUP-1..4).
 
     Drug terms (R-SUP-1) -> registry name look-up (R-SUP-2, ``ILIKE %term%``) -> per
     collection a dense search filtered to those document ids, limited to
     ``min(recall_top_k, max(len(doc_ids) * 4, 8))`` (R-SUP-3) -> ranking (R-SUP-4).
+    ``allowed_collections`` narrows the searched collections (a request restricted to
+    some collections).
     A collection whose search fails is skipped and named in ``errors``.
     """
     result = SupplementResult()
@@ -172,7 +175,11 @@ async def supplement_entity_anchored_hits(
         vector = await encode_query(encoder, collection)
         return await store.search_dense(collection, vector, limit, scoped)
 
-    pairs = supplement_collections(intent, settings)
+    pairs = [
+        (collection, encoder)
+        for collection, encoder in supplement_collections(intent, settings)
+        if allowed_collections is None or collection in allowed_collections
+    ]
     outcomes = await asyncio.gather(
         *(search(collection, encoder) for collection, encoder in pairs), return_exceptions=True
     )

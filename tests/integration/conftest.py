@@ -7,7 +7,10 @@ for init to reap them count as gone).
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import psutil
 import pytest
@@ -29,9 +32,21 @@ def _alive(processes: list[psutil.Process]) -> list[psutil.Process]:
 
 
 @pytest.fixture(scope="session")
-def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MilvusLiteServer]:
+def server_dir() -> Iterator[Path]:
+    """Data directories of the session's servers, outside pytest's basetemp: pytest keeps
+    only its last three basetemp directories, so a concurrent pytest run elsewhere on the
+    machine could delete a running server's data from under it."""
+    path = Path(tempfile.mkdtemp(prefix="biomed-search-tests-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def milvus_server(server_dir: Path) -> Iterator[MilvusLiteServer]:
     """A managed ``milvus-lite server`` on a free port; stopped and checked at the end."""
-    server = MilvusLiteServer(tmp_path_factory.mktemp("milvus-data")).start()
+    server = MilvusLiteServer(server_dir / "milvus-data").start()
     assert server.pid is not None
     process = psutil.Process(server.pid)
     try:
@@ -50,9 +65,9 @@ async def milvus_store(milvus_server: MilvusLiteServer) -> AsyncIterator[MilvusV
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostgres]:
+def postgres_server(server_dir: Path) -> Iterator[EmbeddedPostgres]:
     """An embedded PostgreSQL with a ``biomed_search`` database; stopped and checked."""
-    server = EmbeddedPostgres(tmp_path_factory.mktemp("postgres-data")).start()
+    server = EmbeddedPostgres(server_dir / "postgres-data").start()
     assert server.pid is not None
     postmaster = psutil.Process(server.pid)
     processes = [postmaster, *postmaster.children(recursive=True)]
@@ -75,7 +90,6 @@ async def registry(postgres_server: EmbeddedPostgres) -> AsyncIterator[PostgresD
 
 import os  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -1,0 +1,61 @@
+"""Every SPEC.md number is a typed setting with the spec's default, loadable from YAML."""
+
+import pytest
+from pydantic import ValidationError
+
+from pipeline.settings import PipelineSettings, RerankPolicy
+
+pytestmark = pytest.mark.unit
+
+
+def test_spec_defaults():
+    settings = PipelineSettings()
+    assert settings.rrf.k == 60  # R-RRF-1
+    assert settings.routing.collection_recall_top_k == 20  # R-RT-2
+    assert settings.supplement.inject_min_new == 2  # R-INJ-1
+    assert settings.supplement.inject_boost == 100.0  # R-INJ-1
+    assert (
+        settings.supplement.entity_weight,
+        settings.supplement.lexical_weight,
+        settings.supplement.dense_weight,
+    ) == (2.0, 1.0, 0.1)  # R-SUP-4
+    assert (settings.supplement.per_document_limit, settings.supplement.min_limit) == (4, 8)
+    assert settings.supplement.related_drugs_limit == 4  # R-SUP-1
+    assert settings.tier2.related_drugs_limit == 6  # R-T2-5
+    assert settings.tier2.ce_max_chars == 2048 and settings.tier2.ce_max_tokens == 512  # R-T2-3
+    assert settings.tier1.max_chars == 2048 and settings.tier1.entity_window_chars == 512
+    assert settings.tier2.policy is RerankPolicy.DOMAIN  # R-T2-11
+    assert settings.request.similarity_threshold == 0.2  # R-REQ-1
+    assert settings.request.vector_similarity_weight == 0.3
+    assert settings.request.top_k == 1024 and settings.request.rerank_page_limit == 3
+    assert settings.final_top_k == 5
+    assert settings.hybrid.hybrid_text_collections == ("biomed_text", "medcpt_text")  # R-HYB-4
+
+
+def test_yaml_overrides_and_collection_rows(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "pipeline:\n  rrf: {k: 10}\n  collections:\n    chemical: {enabled: false}\n"
+        "  tier2:\n    profile_weights:\n"
+        "      default: {w_ce: 1, w_entity: 0, w_sec: 0, w_xdrug: 0}\n"
+    )
+    settings = PipelineSettings.from_yaml(path)
+    assert settings.rrf.k == 10
+    assert "chemical" not in settings.enabled_collections()
+    assert settings.collections["chemical"].query_encoder == "molformer"  # row kept
+    assert settings.tier2.weights_for("general").w_ce == 1
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"rrf": {"k": -1}},
+        {"request": {"similarity_threshold": 2}},
+        {"unknown": 1},
+        {"tier2": {"policy": "magic"}},
+        {"ingest": {"chunk_tokens": 50, "chunk_overlap": 60}},
+    ],
+)
+def test_invalid_values_are_rejected(data):
+    with pytest.raises(ValidationError):
+        PipelineSettings.model_validate(data)

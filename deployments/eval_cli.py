@@ -144,6 +144,7 @@ async def run_in_process(
     options: EvalOptions,
     dataset: str,
     progress: Callable[[str, int, int], None] | None = None,
+    on_ablation: Callable[[EvalRun], None] | None = None,
 ) -> EvalRun:
     """Start (or reuse) the stores of ``config.data_dir``, load the models, and evaluate
     one ``Retriever`` per ablation sharing them.
@@ -196,7 +197,7 @@ async def run_in_process(
             if registry is not None
             else None
         )
-        run = await evaluate(query_set, targets, options, probe, dataset, progress)
+        run = await evaluate(query_set, targets, options, probe, dataset, progress, on_ablation)
         if dataset == "eaglerag" and run.summaries:
             run.extra["eagle"] = route_accuracy(
                 query_set.queries, run.rows_of(run.summaries[-1].name), base.vocabulary
@@ -272,6 +273,7 @@ def run_eval(config: AppConfig, args: argparse.Namespace) -> int:
     )
     started = time.perf_counter()
     progress = _progress(started)
+    stem = args.dataset + (f"-{Path(args.config).stem}" if args.config else "")
     print(
         f"eval {args.dataset}: {len(query_set)} queries, kb {options.kb!r}, "
         f"{'service ' + args.url if args.url else 'in-process'}",
@@ -293,15 +295,20 @@ def run_eval(config: AppConfig, args: argparse.Namespace) -> int:
             )
         else:
             ablations = resolve_ablations(args.ablations)
+
+            def checkpoint(partial: EvalRun) -> None:
+                partial.extra["notes"] = _notes(config, args, options)
+                write_reports(partial, Path(args.out), stem)
+
             run = asyncio.run(
-                run_in_process(config, query_set, ablations, options, args.dataset, progress)
+                run_in_process(config, query_set, ablations, options, args.dataset, progress,
+                               checkpoint)
             )
     except BackendUnavailable as error:
         print(f"biomed-search eval: {error}", file=sys.stderr)
         return 1
     run.extra["notes"] = _notes(config, args, options)
     run.extra["wall_s"] = round(time.perf_counter() - started, 1)
-    stem = args.dataset + (f"-{Path(args.config).stem}" if args.config else "")
     paths = write_reports(run, Path(args.out), stem)
     print(markdown_table(run))
     print()

@@ -369,6 +369,7 @@ async def evaluate(
     probe: CorpusProbe | None = None,
     dataset: str = "",
     progress: Callable[[str, int, int], None] | None = None,
+    on_ablation: Callable[[EvalRun], None] | None = None,
 ) -> EvalRun:
     """Run every query of ``query_set`` under every target, ablation by ablation.
 
@@ -379,6 +380,7 @@ async def evaluate(
         probe: what is stored (corpus and route gaps); None skips those classes.
         dataset: the dataset name for the report.
         progress: called as ``(ablation, done, total)`` after each query.
+        on_ablation: called with the run so far after each ablation (checkpoints).
 
     Returns:
         The run: one summary per target and one row per (target, query).
@@ -394,8 +396,15 @@ async def evaluate(
             logger.warning("corpus probe failed for %s: %s", query.query_id, error)
             facts[query.query_id] = None
     semaphore = asyncio.Semaphore(max(1, options.concurrency))
-    rows: list[QueryRow] = []
-    summaries = []
+    run = EvalRun(
+        dataset=dataset,
+        query_set=query_set.name,
+        source=query_set.source,
+        judgement=query_set.judgement,
+        options=asdict(options),
+        summaries=[],
+        rows=[],
+    )
     for target in targets:
         done = 0
 
@@ -411,14 +420,8 @@ async def evaluate(
         started = time.perf_counter()
         target_rows = list(await asyncio.gather(*(bounded(query) for query in query_set)))
         wall = time.perf_counter() - started
-        rows.extend(target_rows)
-        summaries.append(summarise(target, target_rows, wall))
-    return EvalRun(
-        dataset=dataset,
-        query_set=query_set.name,
-        source=query_set.source,
-        judgement=query_set.judgement,
-        options=asdict(options),
-        summaries=summaries,
-        rows=rows,
-    )
+        run.rows.extend(target_rows)
+        run.summaries.append(summarise(target, target_rows, wall))
+        if on_ablation is not None:
+            on_ablation(run)
+    return run

@@ -179,10 +179,15 @@ class SearchService:
 
         async def run(name: str, check: Callable[[], Awaitable[Any]]) -> None:
             try:
-                await asyncio.wait_for(check(), timeout=10.0)
-                checks[name] = "ok"
+                result = await asyncio.wait_for(check(), timeout=10.0)
             except Exception as error:  # readiness reports every failure, never raises
                 checks[name] = f"{type(error).__name__}: {error}"[:300]
+                return
+            # store health calls answer {"ok": bool, "error": ...} instead of raising
+            if isinstance(result, dict) and result.get("ok") is False:
+                checks[name] = str(result.get("error") or "not ok")[:300]
+            else:
+                checks[name] = "ok"
 
         try:
             await self.start()

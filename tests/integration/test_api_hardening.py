@@ -1,0 +1,309 @@
+"""Issue 8 on the HTTP API, in process (same FastAPI app and SearchService as the Serve
+ingress; real Milvus Lite, real PostgreSQL, the offline MiniLM / rxnfp models): bad input
+gets a 4xx naming the field, hostile values neither break nor widen a search, and a key
+never sees another knowledge base's chunks."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from deployments.api import create_app
+from deployments.config import config_from_data, load_config_data
+from deployments.ingest import document_roles, run_ingest
+from deployments.inprocess import local_model_ports
+from deployments.local import load_local_models
+from deployments.service import SearchService
+from deployments.stores import StoreEndpoints, open_stores
+from pipeline.vocabulary import default_vocabulary
+from tests.support.slices import demo_slice
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+KEYS = [
+    {"name": "alpha-reader", "key": "key-alpha", "kb_ids": ["alpha"]},
+    {"name": "beta-reader", "key": "key-beta", "kb_ids": ["beta"]},
+    {"name": "both-reader", "key": "key-both", "kb_ids": ["alpha", "beta"]},
+    {"name": "admin", "key": "key-admin", "kb_ids": ["*"]},
+]
+#: Knowledge bases each key may read; None: all of them.
+ALLOWED: dict[str, set[str] | None] = {
+    "key-alpha": {"alpha"},
+    "key-beta": {"beta"},
+    "key-both": {"alpha", "beta"},
+    "key-admin": None,
+}
+PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
+    b"\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x04\x00\x09\xfb\x03\xfd\xe3U"
+    b"\xf2\x9c\x00\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+@pytest.fixture(scope="module")
+def config_data(tmp_path_factory):
+    return load_config_data(
+        "default",
+        data_dir=tmp_path_factory.mktemp("api"),
+        overrides={
+            "stores": {"collection_prefix": "api_"},
+            "serve": {"max_image_bytes": 4096},
+            "auth": {"api_keys": KEYS},
+        },
+    )
+
+
+@pytest.fixture(scope="module")
+def endpoints(milvus_server, postgres_server) -> StoreEndpoints:
+    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=postgres_server.dsn)
+
+
+@pytest.fixture(scope="module")
+async def service(config_data, endpoints):
+    """Two knowledge bases (alpha: Tagrisso, Iressa; beta: Lynparza, Xarelto) and the
+    service over them."""
+    config = config_from_data(config_data)
+    encoders = dict(load_local_models(config.models, document_roles(config)).encoders)
+    vocabulary = default_vocabulary()
+    async with open_stores(endpoints, config.stores) as (store, registry):
+        for kb, products in (("alpha", ("tagrisso", "iressa")), ("beta", ("lynparza", "xarelto"))):
+            records = [  # document ids unique per kb
+                replace(record, document_id=f"{kb}-{record.document_id}")
+                for record in demo_slice(vocabulary, products=products, compounds=())
+            ]
+            report = await run_ingest(
+                config, records, kb, store, registry, encoders, progress=False
+            )
+            assert report.documents_written == len(products), report.as_dict()
+    ports, _models = local_model_ports(config)
+    opened = SearchService(config, endpoints, ports)
+    await opened.start()
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture(scope="module")
+async def client(service):
+    app = create_app()
+    app.state.service = service
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://biomed", timeout=120
+    ) as opened:
+        yield opened
+
+
+def auth(key: str = "key-admin") -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+async def post(client, body: Any, key: str = "key-admin", raw: bool = False) -> httpx.Response:
+    if raw:
+        return await client.post(
+            "/v1/search", content=body, headers={**auth(key), "Content-Type": "application/json"}
+        )
+    return await client.post("/v1/search", json=body, headers=auth(key))
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"query": ""}, "query"),
+        ({"query": "   \t\n "}, "query"),
+        ({"query": "x" * 2001}, "query"),
+        ({}, "query"),
+        ({"query": "ok", "page": 0}, "page"),
+        ({"query": "ok", "page_size": 0}, "page_size"),
+        ({"query": "ok", "page_size": 5000}, "page_size"),
+        ({"query": "ok", "top_k": 0}, "top_k"),
+        ({"query": "ok", "top_k": 5000}, "top_k"),
+        ({"query": "ok", "similarity_threshold": -0.1}, "similarity_threshold"),
+        ({"query": "ok", "similarity_threshold": 1.5}, "similarity_threshold"),
+        ({"query": "ok", "vector_similarity_weight": 2}, "vector_similarity_weight"),
+        ({"query": "ok", "route_mode": "telepathy"}, "route_mode"),
+        ({"query": "ok", "collections": ["nope"]}, "collections"),
+        ({"query": "ok", "surprise": 1}, "surprise"),
+        ({"query": "ok", "kb_ids": ["alpha\x00"]}, "kb_ids"),
+        ({"query": "ok", "document_ids": ["d" * 300]}, "document_ids"),
+        ({"query": "ok", "tags": "not-a-list"}, "tags"),
+        ({"query": 12}, "query"),
+    ],
+)
+async def test_bad_input_is_422_naming_the_field(client, body, field):
+    response = await post(client, body)
+    assert response.status_code == 422, response.text
+    fields = [item["field"] for item in response.json()["fields"]]
+    assert field in fields, fields
+
+
+async def test_malformed_json_is_422(client):
+    response = await post(client, b'{"query": "osimertinib"', raw=True)
+    assert response.status_code == 422
+    assert response.json()["error"] == "invalid_request"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "ósimertinib — 副作用 😀",
+        "osimertinib\x00\x07 side\u200b effects",
+        "x" * 1999,
+        "a" * 300 + " " + "b" * 300,
+        "C1CC(((((((((((((CC1",
+        "[[[[]]]]((()))==##@@",
+        "'; DROP TABLE documents; --",
+        '" or 1==1 or "',
+    ],
+)
+async def test_odd_queries_never_500(client, query):
+    response = await post(client, {"query": query, "similarity_threshold": 0})
+    assert response.status_code in (200, 422), response.text
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["kb_ids", "document_ids", "tags"],
+)
+@pytest.mark.parametrize(
+    "value",
+    ['alpha" or kb_name != "', "x') OR 1=1 --", "]) or true or ([", "%", "_", "\\"],
+)
+async def test_hostile_scope_values_neither_break_nor_widen(client, field, value):
+    response = await post(
+        client, {"query": "side effects", field: [value], "similarity_threshold": 0}
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    if field == "kb_ids":
+        assert body["chunks"] == [] and body["total"] == 0
+
+
+async def test_missing_and_unknown_keys_are_401(client):
+    assert (await client.post("/v1/search", json={"query": "x"})).status_code == 401
+    response = await post(client, {"query": "x"}, key="wrong")
+    assert response.status_code == 401 and response.json()["error"] == "Unauthorized"
+
+
+async def test_asking_for_another_kb_is_403(client):
+    response = await post(client, {"query": "side effects", "kb_ids": ["beta"]}, key="key-alpha")
+    assert response.status_code == 403
+    assert "beta" in response.json()["message"]
+
+
+async def test_unscoped_request_is_scoped_to_the_keys_kbs(client):
+    response = await post(
+        client,
+        {"query": "side effects nausea rash", "page_size": 20, "similarity_threshold": 0},
+        key="key-alpha",
+    )
+    assert response.status_code == 200
+    kbs = {chunk["kb_id"] for chunk in response.json()["chunks"]}
+    assert kbs == {"alpha"}
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    key=st.sampled_from(sorted(ALLOWED)),
+    kb_ids=st.lists(st.sampled_from(["alpha", "beta", "gamma"]), max_size=3, unique=True),
+    documents=st.lists(
+        st.sampled_from(["alpha-ema-tagrisso", "beta-ema-lynparza", "beta-ema-xarelto", "nope"]),
+        max_size=3,
+        unique=True,
+    ),
+    query=st.sampled_from(
+        ["side effects", "Tagrisso dosage", "Lynparza nausea", "rivaroxaban bleeding", "storage"]
+    ),
+)
+async def test_property_a_key_never_sees_another_kbs_chunks(client, key, kb_ids, documents, query):
+    body = {
+        "query": query,
+        "kb_ids": kb_ids,
+        "document_ids": documents,
+        "page_size": 20,
+        "similarity_threshold": 0,
+    }
+    response = await post(client, body, key=key)
+    allowed = ALLOWED[key]
+    if allowed is not None and set(kb_ids) - allowed:
+        assert response.status_code == 403, (key, kb_ids, documents, response.text[:300])
+        return
+    assert response.status_code == 200, response.text
+    seen = {chunk["kb_id"] for chunk in response.json()["chunks"]}
+    if kb_ids:
+        assert seen <= set(kb_ids)
+    elif allowed is not None:
+        assert seen <= allowed
+
+
+async def test_image_upload_checks(client):
+    url = "/v1/search/image"
+    not_image = await client.post(
+        url, headers=auth(), files={"image": ("x.png", b"hello, world", "image/png")}
+    )
+    assert not_image.status_code == 422 and not_image.json()["fields"][0]["field"] == "image"
+    too_big = await client.post(
+        url, headers=auth(), files={"image": ("x.png", PNG + b"\0" * 5000, "image/png")}
+    )
+    assert too_big.status_code == 422 and "larger" in too_big.json()["message"]
+    gif = await client.post(url, headers=auth(), files={"image": ("x.gif", b"GIF89a", "image/gif")})
+    assert gif.status_code == 422 and "unsupported" in gif.json()["message"]
+    empty = await client.post(url, headers=auth(), files={"image": ("x.png", b"", "image/png")})
+    assert empty.status_code == 422
+    missing = await client.post(url, headers=auth(), data={"query": "x"})
+    assert missing.status_code == 422 and missing.json()["fields"][0]["field"] == "image"
+    good = await client.post(
+        url,
+        headers=auth(),
+        data={"query": "Tagrisso"},
+        files={"image": ("x.png", PNG, "image/png")},
+    )
+    assert good.status_code == 200, good.text
+
+
+async def test_openapi_and_probes(client):
+    schema = (await client.get("/openapi.json")).json()
+    assert "/v1/search" in schema["paths"]
+    assert (await client.get("/healthz")).json() == {"status": "ok"}
+    ready = await client.get("/readyz")
+    assert ready.status_code == 200, ready.text
+
+
+def test_fuzz_openapi_schema_no_5xx(config_data, endpoints):
+    """schemathesis over the OpenAPI schema (bounded): no response is a 5xx."""
+    import schemathesis
+    from hypothesis import settings as hypothesis_settings
+    from starlette.testclient import TestClient
+
+    config = config_from_data(config_data)
+    ports, _ = local_model_ports(config)
+    app = create_app()
+    app.state.service = SearchService(config, endpoints, ports)
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    seen: list[int] = []
+    with TestClient(app):
+        for operation in schema.get_all_operations():
+            operation = operation.ok()
+            strategy = operation.as_strategy()
+
+            @hypothesis_settings(
+                max_examples=15,
+                deadline=None,
+                derandomize=True,
+                suppress_health_check=list(HealthCheck),
+            )
+            @given(case=strategy)
+            def check(case) -> None:
+                response = case.call(headers=auth(), timeout=120)
+                seen.append(response.status_code)
+                assert response.status_code < 500, (case.path, case.body, response.text)
+
+            check()
+    assert len(seen) >= 40
+    print(json.dumps({"fuzz_inputs": len(seen), "5xx": sum(s >= 500 for s in seen)}))

@@ -73,7 +73,8 @@ class ScaleSettings:
     filter_documents: int = 20
     batch: int = 5_000
     seed: int = 0
-    index_timeout_s: float = 900.0
+    index_timeout_s: float = 1800.0
+    settle_timeout_s: float = 600.0
 
 
 @dataclass
@@ -85,6 +86,7 @@ class StoreResult:
     index: str
     ingest_s: float = 0.0
     index_s: float = 0.0
+    note: str = ""
     latencies_ms: list[float] = field(default_factory=list)
     filtered_latencies_ms: list[float] = field(default_factory=list)
     hits: list[list[int]] = field(default_factory=list)
@@ -160,26 +162,40 @@ async def _ingest(store: MilvusVectorStore, vectors: np.ndarray, batch: int) -> 
     await store.flush(COLLECTION)
 
 
-def _wait_for_index(store: MilvusVectorStore, timeout_s: float) -> None:
-    """Block until every row of the collection is in the dense index (server HNSW)."""
+def _wait_for_index(store: MilvusVectorStore, timeout_s: float, settle_s: float) -> str:
+    """Block until every row is in the dense index (server HNSW); then wait up to
+    ``settle_s`` more for no rows to be pending: right after the build, compaction merges
+    the flushed segments and indexes the merged ones again (minutes on two cores), and
+    measuring after it keeps segments steady. Returns a note on how it ended.
+
+    Raises:
+        TimeoutError: the index did not cover every row within ``timeout_s``.
+    """
     from pymilvus import MilvusClient
 
     client = MilvusClient(uri=store.uri)
     name = store.physical_name(COLLECTION)
     deadline = time.monotonic() + timeout_s
+    settle_deadline: float | None = None
     try:
-        while time.monotonic() < deadline:
+        while True:
             description = client.describe_index(name, index_name="dense")
             total = int(description.get("total_rows", 0))
-            if total and int(description.get("indexed_rows", 0)) >= total and not int(
-                description.get("pending_index_rows", 0)
-            ):
-                client.load_collection(name)
-                return
-            time.sleep(1.0)
+            indexed = int(description.get("indexed_rows", 0))
+            pending = int(description.get("pending_index_rows", 0))
+            if total and indexed >= total:
+                if not pending:
+                    client.load_collection(name)
+                    return "index settled"
+                settle_deadline = settle_deadline or time.monotonic() + settle_s
+                if time.monotonic() > settle_deadline:
+                    client.load_collection(name)
+                    return f"compaction still indexing {pending} rows"
+            elif time.monotonic() > deadline:
+                raise TimeoutError(f"index of {name} not built within {timeout_s:.0f} s")
+            time.sleep(2.0)
     finally:
         client.close()
-    raise TimeoutError(f"index of {name} not built within {timeout_s:.0f} s")
 
 
 async def run_store(
@@ -199,7 +215,9 @@ async def run_store(
         result.ingest_s = time.perf_counter() - started
         started = time.perf_counter()
         if wait_index:
-            await asyncio.to_thread(_wait_for_index, store, settings.index_timeout_s)
+            result.note = await asyncio.to_thread(
+                _wait_for_index, store, settings.index_timeout_s, settings.settle_timeout_s
+            )
         result.index_s = time.perf_counter() - started
         print(f"  {store_name}: searching", file=sys.stderr, flush=True)
         for query in queries[: min(10, len(queries))]:  # warm-up
@@ -217,7 +235,7 @@ async def run_store(
             result.filtered_latencies_ms.append((time.perf_counter() - started) * 1000)
             result.filtered_hits.append([int(hit.node.node_id) for hit in hits])
         raw = StoreResult(store=f"{store_name} (Bounded)", index=index.index_type,
-                          ingest_s=result.ingest_s, index_s=result.index_s)
+                          ingest_s=result.ingest_s, index_s=result.index_s, note=result.note)
         await asyncio.to_thread(
             _raw_searches, store, index, queries, query_documents, settings, raw
         )
@@ -321,6 +339,8 @@ def format_table(results: Sequence[StoreResult], settings: ScaleSettings) -> str
         header, "-" * len(header),
     ]
     for result in results:
+        if result.note and not result.store.endswith("(Bounded)"):
+            lines.append(f"  ({result.store}: {result.note})")
         lines.append(
             f"{result.store:<30} {result.index:<6} {result.ingest_s:>8.1f} {result.index_s:>8.1f} "
             f"{_percentile(result.latencies_ms, 50):>7.1f} "
@@ -346,7 +366,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--stores", choices=["both", "lite", "server"], default="both")
     parser.add_argument("--work-dir", type=Path, default=None, help="default: a temp folder")
-    parser.add_argument("--json", type=Path, default=None, help="also write raw results")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="write raw results (after each store)")
+    parser.add_argument("--reuse", type=Path, default=None,
+                        help="results JSON of an earlier run with the same settings: "
+                             "stores found there are not run again")
     parser.add_argument("--worker", choices=["server"], help=argparse.SUPPRESS)
     parser.add_argument("--uri", help=argparse.SUPPRESS)
     parser.add_argument("--settings", help=argparse.SUPPRESS)
@@ -367,19 +391,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         top_k=args.top_k, filter_documents=args.filter_documents, batch=args.batch,
         seed=args.seed,
     )
+    results: list[StoreResult] = []
+    if args.reuse is not None:  # rows of an earlier run with the same settings
+        results = [StoreResult(**row) for row in json.loads(args.reuse.read_text())]
+    done = {result.index for result in results}
+
+    def save() -> None:
+        if args.json:
+            args.json.write_text(json.dumps([asdict(result) for result in results]))
+
     with tempfile.TemporaryDirectory(prefix="scale-bench-") as temporary:
         work_dir = args.work_dir or Path(temporary)
-        results = []
-        if args.stores in ("both", "lite"):
+        if args.stores in ("both", "lite") and "FLAT" not in done:
             print(f"Milvus Lite (FLAT): ingesting {settings.rows} rows ...", file=sys.stderr)
             results.extend(_run_lite(settings, work_dir))
-        if args.stores in ("both", "server"):
+            save()
+        if args.stores in ("both", "server") and "HNSW" not in done:
             print(f"Milvus 2.3.5 server (HNSW): ingesting {settings.rows} rows ...",
                   file=sys.stderr)
             results.extend(_run_server(settings, work_dir))
+            save()
     print(format_table(results, settings))
-    if args.json:
-        args.json.write_text(json.dumps([asdict(result) for result in results]))
     return 0
 
 

@@ -15,8 +15,12 @@ Limits of the 2.3 engine, measured here with pymilvus 3.0.2:
   [...]``), upsert, delete, query and count work through ``MilvusVectorStore``;
 - no sparse vectors and no BM25 function (they arrived in 2.4/2.5): creating a *hybrid*
   collection (``MilvusVectorStore.ensure_collection(..., hybrid=True)``) fails on the
-  server and the store raises ``BackendUnavailable`` naming ``create_collection``. Keep
-  the lexical leg on Milvus Lite or switch it off for collections on a 2.3 server;
+  server ("create index on 104 field is not supported") and the store raises
+  ``BackendUnavailable`` naming ``create_collection``, leaving the collection created
+  without its indexes behind. Keep the lexical leg on Milvus Lite or switch it off for
+  collections on a 2.3 server;
+- the store's collections are ``Strong``: each search waits for the server's next time
+  tick, about 200 ms on 2.3.5, where a ``Bounded`` search answers in about 5 ms;
 - the binary ignores SIGTERM: :meth:`MilvusStandalone.stop` sends SIGKILL (data
   written before survives a restart); background compaction rebuilds indexes for
   minutes on two cores after large ingests.

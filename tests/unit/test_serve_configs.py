@@ -126,6 +126,17 @@ class TestServeConfigFiles:
         for deployment in _applications("configs/serve.yaml")[0]["deployments"]:
             assert deployment["ray_actor_options"].get("num_gpus", 0) == 0
 
+    def test_cpu_config_starts_on_a_two_core_machine(self) -> None:
+        """`serve run` gives Ray one logical CPU per core; a replica that does not fit
+        waits unscheduled forever."""
+        minimum = sum(
+            deployment["ray_actor_options"]["num_cpus"]
+            * (deployment.get("autoscaling_config") or {}).get(
+                "min_replicas", deployment.get("num_replicas", 1))
+            for deployment in _applications("configs/serve.yaml")[0]["deployments"]
+        )
+        assert minimum <= 2
+
     @pytest.mark.parametrize("name", GPU_DOCUMENTS)
     def test_gpu_shares_at_max_replicas_fit_the_node(self, name: str) -> None:
         total = 0.0

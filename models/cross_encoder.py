@@ -34,6 +34,7 @@ __all__ = [
     "CrossEncoderScorer",
     "LogitModule",
     "load_cross_encoder_scorer",
+    "query_text",
     "rerank_documents",
 ]
 

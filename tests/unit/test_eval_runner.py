@@ -185,6 +185,13 @@ class TestRunner:
         assert row.metrics["ndcg@10"] > 0.5
         assert row.failure == "hit"
 
+    async def test_checkpoint_after_each_ablation(self, stores, vocabulary):
+        seen = []
+        query_set = QuerySet("x", "name", NAME_SET.queries[:1])
+        await evaluate(query_set, targets(stores, vocabulary, {"bm25", "dense"}),
+                       EvalOptions(), on_ablation=lambda run: seen.append(len(run.summaries)))
+        assert seen == [1, 2]
+
     async def test_errors_become_rows(self, vocabulary):
         async def broken(request):
             raise RuntimeError("store down")

@@ -10,11 +10,14 @@ are cosines in [-1, 1] rather than logits (R-T2-3 min-max normalises either).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 
 from models.cross_encoder import query_text, rerank_documents
+from models.errors import ModelInputError
 from models.specs import EncoderFamily, EncoderSpec, ModelProfile
 from models.text import TransformerTextEncoder, load_hf_text_encoder
 
@@ -24,11 +27,24 @@ __all__ = ["BiEncoderScorer", "load_bi_encoder_scorer"]
 class BiEncoderScorer:
     """``score(query, texts, titles=None) -> np.ndarray (n,) float32``: cosine of the query
     and each ``"title. text"`` (text cut to ``max_chars``, default 2048) under one
-    embedding model, in input order."""
+    embedding model, in input order.
 
-    def __init__(self, spec: EncoderSpec, encoder: TransformerTextEncoder):
+    Document embeddings are kept in an LRU of ``cache_size`` entries keyed by the
+    formatted document: a retrieval service scores the same chunks for many queries, and
+    re-encoding them is the scorer's whole cost on a CPU. Cached and fresh embeddings
+    are identical (same model, same input).
+    """
+
+    def __init__(
+        self, spec: EncoderSpec, encoder: TransformerTextEncoder, cache_size: int = 20_000
+    ):
         self.spec = spec
         self.encoder = encoder
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.cache_hits = 0
+        self.cache_misses = 0
 
     def score(
         self, query: str, texts: Sequence[str], titles: Sequence[str | None] | None = None
@@ -40,10 +56,53 @@ class BiEncoderScorer:
         """
         question = query_text(query)
         documents = rerank_documents(texts, titles, self.spec.max_chars)
+        return self._cosines([question] * len(documents), documents)
+
+    def score_pairs(
+        self,
+        queries: Sequence[str],
+        texts: Sequence[str],
+        titles: Sequence[str | None] | None = None,
+    ) -> np.ndarray:
+        """Cosines of ``(queries[i], texts[i])`` pairs of different queries, one encoder
+        pass for all new texts (serving batches pairs across requests). (n,) float32.
+
+        Raises:
+            ModelInputError: queries and texts of different lengths, or bad inputs.
+        """
+        if len(queries) != len(texts):
+            raise ModelInputError(f"{len(queries)} queries for {len(texts)} texts")
+        documents = rerank_documents(texts, titles, self.spec.max_chars)
+        return self._cosines([query_text(q) for q in queries], documents)
+
+    def _cosines(self, questions: list[str], documents: list[str]) -> np.ndarray:
         if not documents:
             return np.zeros((0,), dtype=np.float32)
-        vectors = self.encoder.encode([question, *documents])
-        return (vectors[1:] @ vectors[0]).astype(np.float32)
+        unique_questions = list(dict.fromkeys(questions))
+        vectors = self._embed(documents)
+        query_vectors = self.encoder.encode(unique_questions)
+        index = {question: i for i, question in enumerate(unique_questions)}
+        picked = query_vectors[[index[q] for q in questions]]
+        return np.einsum("ij,ij->i", vectors, picked).astype(np.float32)
+
+    def _embed(self, documents: list[str]) -> np.ndarray:
+        with self._lock:
+            cached = {doc: self._cache[doc] for doc in documents if doc in self._cache}
+            for doc in cached:
+                self._cache.move_to_end(doc)
+        missing = list(dict.fromkeys(doc for doc in documents if doc not in cached))
+        self.cache_hits += len(documents) - len(missing)
+        self.cache_misses += len(missing)
+        if missing:
+            fresh = self.encoder.encode(missing)
+            with self._lock:
+                for doc, vector in zip(missing, fresh, strict=True):
+                    cached[doc] = vector
+                    if self.cache_size > 0:
+                        self._cache[doc] = vector
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        return np.stack([cached[doc] for doc in documents]).astype(np.float32)
 
 
 def load_bi_encoder_scorer(spec: EncoderSpec, profile: ModelProfile) -> BiEncoderScorer:

@@ -55,8 +55,7 @@ def rerank_documents(
     paired_titles = title_list(titles, len(items)) or [""] * len(items)
     limit = DEFAULT_RERANK_MAX_CHARS if max_chars is None else max_chars
     return [
-        join_title(title, text[:limit])
-        for title, text in zip(paired_titles, items, strict=True)
+        join_title(title, text[:limit]) for title, text in zip(paired_titles, items, strict=True)
     ]
 
 
@@ -109,9 +108,29 @@ class CrossEncoderScorer:
         """
         question = query_text(query)
         documents = rerank_documents(texts, titles, self.spec.max_chars)
+        return self._score_rows([question] * len(documents), documents)
+
+    def score_pairs(
+        self,
+        queries: Sequence[str],
+        texts: Sequence[str],
+        titles: Sequence[str | None] | None = None,
+    ) -> np.ndarray:
+        """Score ``(queries[i], texts[i])`` pairs of different queries in one pass: what a
+        serving replica uses to batch pairs across concurrent requests. (n,) float32.
+
+        Raises:
+            ModelInputError: queries and texts of different lengths, or bad inputs.
+        """
+        if len(queries) != len(texts):
+            raise ModelInputError(f"{len(queries)} queries for {len(texts)} texts")
+        documents = rerank_documents(texts, titles, self.spec.max_chars)
+        return self._score_rows([query_text(q) for q in queries], documents)
+
+    def _score_rows(self, questions: list[str], documents: list[str]) -> np.ndarray:
         if not documents:
             return np.zeros((0,), dtype=np.float32)
-        rows = self.adapter.rows([question] * len(documents), documents)
+        rows = self.adapter.rows(questions, documents)
         return run_in_sub_batches(
             rows, self.adapter.input_names, self.adapter.pad_token_id, self.forward, self.limits
         )
@@ -125,13 +144,23 @@ def load_cross_encoder_scorer(spec: EncoderSpec, profile: ModelProfile) -> Cross
         ModelNotAvailableError: weights not available locally.
     """
     folder = resolve_source(spec, profile.hf_cache_dir)
-    tokenizer = load_pretrained(spec, lambda: AutoTokenizer.from_pretrained(
-        str(folder), local_files_only=True, trust_remote_code=spec.trust_remote_code,
-    ))
-    model = load_pretrained(spec, lambda: AutoModelForSequenceClassification.from_pretrained(
-        str(folder), local_files_only=True, trust_remote_code=spec.trust_remote_code,
-        **spec.model_kwargs,
-    ))
+    tokenizer = load_pretrained(
+        spec,
+        lambda: AutoTokenizer.from_pretrained(
+            str(folder),
+            local_files_only=True,
+            trust_remote_code=spec.trust_remote_code,
+        ),
+    )
+    model = load_pretrained(
+        spec,
+        lambda: AutoModelForSequenceClassification.from_pretrained(
+            str(folder),
+            local_files_only=True,
+            trust_remote_code=spec.trust_remote_code,
+            **spec.model_kwargs,
+        ),
+    )
     configure_threads(profile)
     device = torch_device_for(spec, profile)
     model = model.to(device=device, dtype=model_dtype(device, profile)).eval()
@@ -139,7 +168,12 @@ def load_cross_encoder_scorer(spec: EncoderSpec, profile: ModelProfile) -> Cross
     adapter = TokenizerAdapter(tokenizer, input_names, effective_max_length(spec, tokenizer, model))
     module = LogitModule(model, input_names).eval()
     forward = build_forward(
-        module, spec, profile, input_names, adapter.example_inputs(), folder,
+        module,
+        spec,
+        profile,
+        input_names,
+        adapter.example_inputs(),
+        folder,
         extra_key={"head": "last-logit"},
     )
     return CrossEncoderScorer(spec, adapter, forward, BatchLimits.from_profile(profile))

@@ -80,8 +80,13 @@ def decode_images(images: Sequence[bytes]) -> list[Image.Image]:
                 warnings.simplefilter("error", Image.DecompressionBombWarning)
                 with Image.open(io.BytesIO(bytes(data))) as image:
                     decoded.append(image.convert("RGB"))
-        except (OSError, ValueError, SyntaxError, Image.DecompressionBombError,
-                Image.DecompressionBombWarning) as error:
+        except (
+            OSError,
+            ValueError,
+            SyntaxError,
+            Image.DecompressionBombError,
+            Image.DecompressionBombWarning,
+        ) as error:
             raise ModelInputError(
                 f"images[{position}] ({len(data)} bytes) is not a decodable image: {error}"
             ) from None

@@ -35,12 +35,23 @@ def load_molformer_encoder(spec: EncoderSpec, profile: ModelProfile) -> Transfor
             spec, "MoLFormer runs remote code from its repository; set trust_remote_code: true"
         )
     folder = resolve_source(spec, profile.hf_cache_dir)
-    tokenizer = load_pretrained(spec, lambda: AutoTokenizer.from_pretrained(
-        str(folder), local_files_only=True, trust_remote_code=True,
-    ))
-    model = load_pretrained(spec, lambda: AutoModel.from_pretrained(
-        str(folder), local_files_only=True, trust_remote_code=True, **spec.model_kwargs,
-    ))
+    tokenizer = load_pretrained(
+        spec,
+        lambda: AutoTokenizer.from_pretrained(
+            str(folder),
+            local_files_only=True,
+            trust_remote_code=True,
+        ),
+    )
+    model = load_pretrained(
+        spec,
+        lambda: AutoModel.from_pretrained(
+            str(folder),
+            local_files_only=True,
+            trust_remote_code=True,
+            **spec.model_kwargs,
+        ),
+    )
     return build_transformer_text_encoder(
         spec, profile, folder, tokenizer, model, smiles_preprocessor(spec)
     )

@@ -160,7 +160,8 @@ class OnnxForward:
 
     def __call__(self, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
         """Padded int64 arrays ``(b, s)`` by input name -> the model output, float32."""
-        feeds = {name: np.ascontiguousarray(inputs[name], dtype=np.int64)
-                 for name in self.input_names}
+        feeds = {
+            name: np.ascontiguousarray(inputs[name], dtype=np.int64) for name in self.input_names
+        }
         (output,) = self.session.run([OUTPUT_NAME], feeds)
         return np.asarray(output, dtype=np.float32)

@@ -71,8 +71,12 @@ class OpenClipEncoder:
             ModelInputError: an item is not decodable image bytes.
         """
         return encode_image_bytes(
-            images, self.preprocess, self.model.encode_image, self.model,
-            self.chunk_size, self.dimension,
+            images,
+            self.preprocess,
+            self.model.encode_image,
+            self.model,
+            self.chunk_size,
+            self.dimension,
         )
 
     def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
@@ -87,7 +91,7 @@ class OpenClipEncoder:
 
         def embed_chunk(indices: range) -> torch.Tensor:
             assert tokens is not None
-            return self.model.encode_text(tokens[indices.start:indices.stop].to(device))
+            return self.model.encode_text(tokens[indices.start : indices.stop].to(device))
 
         return embed_in_chunks(len(items), self.chunk_size, self.dimension, embed_chunk)
 
@@ -113,8 +117,9 @@ def _cached_or_local(name: str, spec: EncoderSpec, profile: ModelProfile) -> str
     folder = resolve_hub_id(reference.value, profile.hf_cache_dir)
     if folder is None:
         raise not_available(
-            spec, f"its text tower {reference.value!r} (named in {CONFIG_FILE}) is not in the "
-            f"local Hugging Face cache; download that repository too"
+            spec,
+            f"its text tower {reference.value!r} (named in {CONFIG_FILE}) is not in the "
+            f"local Hugging Face cache; download that repository too",
         )
     return str(folder)
 
@@ -134,8 +139,9 @@ def _text_tower_overrides(folder: Path, spec: EncoderSpec, profile: ModelProfile
     return {"text_cfg": text_config}
 
 
-def _tokenizer(folder: Path, overrides: dict[str, Any], spec: EncoderSpec,
-               profile: ModelProfile) -> Any:
+def _tokenizer(
+    folder: Path, overrides: dict[str, Any], spec: EncoderSpec, profile: ModelProfile
+) -> Any:
     """open_clip's tokenizer for the model; an HF text tower whose tokenizer files are not
     in the CLIP folder takes them from its own (local or cached) folder."""
     text_config = overrides.get("text_cfg", {})
@@ -167,8 +173,11 @@ def load_open_clip_encoder(spec: EncoderSpec, profile: ModelProfile) -> OpenClip
     def create() -> tuple[torch.nn.Module, Any]:
         try:
             return open_clip.create_model_from_pretrained(
-                f"local-dir:{folder}", device=device, precision=precision,
-                **overrides, **spec.model_kwargs,
+                f"local-dir:{folder}",
+                device=device,
+                precision=precision,
+                **overrides,
+                **spec.model_kwargs,
             )
         except RuntimeError as error:
             raise OSError(str(error)) from None
@@ -178,4 +187,3 @@ def load_open_clip_encoder(spec: EncoderSpec, profile: ModelProfile) -> OpenClip
     encoder = OpenClipEncoder(spec, model.eval(), preprocess, tokenizer, profile.max_batch_size)
     check_dimension(spec, encoder.encode_images([blank_image_bytes()]).shape[1])
     return encoder
-

@@ -46,8 +46,11 @@ SMILES_REGEX_PATTERN = (
 """rxnfp's ``SMI_REGEX_PATTERN`` (``rxnfp/tokenization.py``), unchanged."""
 
 _SPECIAL_TOKENS = {
-    "pad_token": "[PAD]", "unk_token": "[UNK]", "cls_token": "[CLS]",
-    "sep_token": "[SEP]", "mask_token": "[MASK]",
+    "pad_token": "[PAD]",
+    "unk_token": "[UNK]",
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "mask_token": "[MASK]",
 }
 
 
@@ -101,10 +104,12 @@ def build_smiles_tokenizer(
     if missing:
         raise ValueError(f"{vocab_file}: vocabulary lacks special tokens {missing}")
     backend = Tokenizer(WordLevel(vocab=vocabulary, unk_token="[UNK]"))
-    backend.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.WhitespaceSplit(),
-        pre_tokenizers.Split(Regex(SMILES_REGEX_PATTERN), behavior="isolated"),
-    ])
+    backend.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.WhitespaceSplit(),
+            pre_tokenizers.Split(Regex(SMILES_REGEX_PATTERN), behavior="isolated"),
+        ]
+    )
     classify, separate = vocabulary["[CLS]"], vocabulary["[SEP]"]
     backend.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]",
@@ -133,9 +138,14 @@ def load_smiles_bert_encoder(spec: EncoderSpec, profile: ModelProfile) -> Transf
     if not vocab_file.is_file():
         raise not_available(spec, f"no SMILES vocabulary {str(vocab_file)!r}")
     tokenizer = load_pretrained(spec, lambda: build_smiles_tokenizer(vocab_file, spec.max_tokens))
-    model = load_pretrained(spec, lambda: BertModel.from_pretrained(
-        str(folder), local_files_only=True, **spec.model_kwargs,
-    ))
+    model = load_pretrained(
+        spec,
+        lambda: BertModel.from_pretrained(
+            str(folder),
+            local_files_only=True,
+            **spec.model_kwargs,
+        ),
+    )
     return build_transformer_text_encoder(
         spec, profile, folder, tokenizer, model, smiles_preprocessor(spec)
     )

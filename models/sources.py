@@ -58,9 +58,9 @@ def parse_source(source: str) -> SourceReference:
     """
     text = source.strip()
     if text.startswith(PACKAGE_PREFIX):
-        return SourceReference(SourceKind.PACKAGE, text[len(PACKAGE_PREFIX):].strip("/"))
+        return SourceReference(SourceKind.PACKAGE, text[len(PACKAGE_PREFIX) :].strip("/"))
     if text.startswith(HUB_PREFIX):
-        return SourceReference(SourceKind.HUB, text[len(HUB_PREFIX):])
+        return SourceReference(SourceKind.HUB, text[len(HUB_PREFIX) :])
     if text.startswith(("/", ".", "~")):
         return SourceReference(SourceKind.FOLDER, text)
     if _HUB_ID.match(text):

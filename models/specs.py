@@ -117,8 +117,15 @@ SMILES_FAMILIES = frozenset({EncoderFamily.SMILES_BERT, EncoderFamily.MOLFORMER}
 EMBEDDING_FAMILIES = frozenset(EncoderFamily) - SCORER_FAMILIES
 
 PIPELINE_ROLES: tuple[str, ...] = (
-    "pubmedbert", "medcpt-query", "medcpt-article", "general-text", "molformer",
-    "biomedclip", "uni2", "general-vl", "medcpt-rerank",
+    "pubmedbert",
+    "medcpt-query",
+    "medcpt-article",
+    "general-text",
+    "molformer",
+    "biomedclip",
+    "uni2",
+    "general-vl",
+    "medcpt-rerank",
 )
 """The roles the pipeline asks for (SPEC.md section 0)."""
 

@@ -123,8 +123,7 @@ class TransformerTextEncoder:
         pairs = paired_titles is not None and self.spec.input_format is InputFormat.TITLE_TEXT_PAIR
         if paired_titles is not None and self.spec.input_format is InputFormat.TITLE_DOT_TEXT:
             items = [
-                join_title(title, item)
-                for title, item in zip(paired_titles, items, strict=True)
+                join_title(title, item) for title, item in zip(paired_titles, items, strict=True)
             ]
         if self.spec.text_prefix:
             items = [self.spec.text_prefix + item for item in items]
@@ -171,11 +170,21 @@ def load_hf_text_encoder(spec: EncoderSpec, profile: ModelProfile) -> Transforme
         ModelNotAvailableError: weights not available locally, or a dimension mismatch.
     """
     folder = resolve_source(spec, profile.hf_cache_dir)
-    tokenizer = load_pretrained(spec, lambda: AutoTokenizer.from_pretrained(
-        str(folder), local_files_only=True, trust_remote_code=spec.trust_remote_code,
-    ))
-    model = load_pretrained(spec, lambda: AutoModel.from_pretrained(
-        str(folder), local_files_only=True, trust_remote_code=spec.trust_remote_code,
-        **spec.model_kwargs,
-    ))
+    tokenizer = load_pretrained(
+        spec,
+        lambda: AutoTokenizer.from_pretrained(
+            str(folder),
+            local_files_only=True,
+            trust_remote_code=spec.trust_remote_code,
+        ),
+    )
+    model = load_pretrained(
+        spec,
+        lambda: AutoModel.from_pretrained(
+            str(folder),
+            local_files_only=True,
+            trust_remote_code=spec.trust_remote_code,
+            **spec.model_kwargs,
+        ),
+    )
     return build_transformer_text_encoder(spec, profile, folder, tokenizer, model)

@@ -31,7 +31,8 @@ def model_input_names(
     parameters = inspect.signature(model.forward).parameters
     takes_kwargs = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     return tuple(
-        name for name in _CANDIDATE_INPUTS
+        name
+        for name in _CANDIDATE_INPUTS
         if name in produced and (name in parameters or takes_kwargs)
     )
 

@@ -26,8 +26,13 @@ TITLES = ["egfr", "", "lung cancer.", None]
 
 @pytest.fixture(scope="module")
 def scorer(tiny_cross_encoder_folder: Path, make_profile: ProfileFactory) -> CrossEncoderScorer:
-    spec = EncoderSpec(role="medcpt-rerank", family="cross-encoder",
-                       source=str(tiny_cross_encoder_folder), max_tokens=512, max_chars=2048)
+    spec = EncoderSpec(
+        role="medcpt-rerank",
+        family="cross-encoder",
+        source=str(tiny_cross_encoder_folder),
+        max_tokens=512,
+        max_chars=2048,
+    )
     loaded = load_cross_encoder(spec, make_profile(max_batch_size=2))
     assert isinstance(loaded, CrossEncoderScorer)
     return loaded
@@ -55,17 +60,28 @@ class TestCrossEncoderScorer:
 
     def test_batched_equals_one_by_one(self, scorer: CrossEncoderScorer) -> None:
         batched = scorer.score("egfr inhibitor", TEXTS, titles=TITLES)
-        single = [scorer.score("egfr inhibitor", [text], titles=[title])[0]
-                  for text, title in zip(TEXTS, TITLES, strict=True)]
+        single = [
+            scorer.score("egfr inhibitor", [text], titles=[title])[0]
+            for text, title in zip(TEXTS, TITLES, strict=True)
+        ]
         np.testing.assert_allclose(batched, single, atol=1e-5)
 
-    def test_overflowing_pairs_are_truncated_not_an_error(
-        self, scorer: CrossEncoderScorer
-    ) -> None:
+    def test_overflowing_pairs_are_truncated_not_an_error(self, scorer: CrossEncoderScorer) -> None:
         scores = scorer.score("egfr " * 3000, ["lung " * 3000, "x" * 100_000])
         assert np.isfinite(scores).all()
         rows = scorer.adapter.rows(["egfr " * 3000], ["lung " * 3000])
         assert len(rows[0]["input_ids"]) == scorer.adapter.max_length
+
+    def test_score_pairs_equals_per_query_scores(self, scorer: CrossEncoderScorer) -> None:
+        queries = ["egfr inhibitor", "insulin", "egfr inhibitor", "lung"]
+        pairs = scorer.score_pairs(queries, TEXTS, TITLES)
+        single = [
+            scorer.score(q, [t], [title])[0]
+            for q, t, title in zip(queries, TEXTS, TITLES, strict=True)
+        ]
+        np.testing.assert_allclose(pairs, single, atol=1e-5)
+        with pytest.raises(ModelInputError):
+            scorer.score_pairs(["q"], TEXTS)
 
     def test_empty_and_bad_inputs(self, scorer: CrossEncoderScorer) -> None:
         assert scorer.score("q", []).shape == (0,)
@@ -80,8 +96,10 @@ class TestBiEncoderScorer:
     def test_scores_are_cosines_of_minilm_embeddings(
         self, minilm_scorer: Any, offline_profile: Any
     ) -> None:
-        texts = ["Erlotinib is an EGFR tyrosine kinase inhibitor for lung cancer.",
-                 "Insulin glargine lowers blood glucose in diabetes."]
+        texts = [
+            "Erlotinib is an EGFR tyrosine kinase inhibitor for lung cancer.",
+            "Insulin glargine lowers blood glucose in diabetes.",
+        ]
         scores = minilm_scorer.score("gefitinib EGFR inhibitor", texts, titles=["Erlotinib", ""])
         assert scores.shape == (2,) and scores.dtype == np.float32
         assert scores[0] > scores[1]
@@ -89,6 +107,21 @@ class TestBiEncoderScorer:
         query = encoder.encode(["gefitinib EGFR inhibitor"])[0]
         documents = encoder.encode(["Erlotinib. " + texts[0], texts[1]])
         np.testing.assert_allclose(scores, documents @ query, atol=1e-5)
+
+    def test_score_pairs_and_the_embedding_cache_change_nothing(self, minilm_scorer: Any) -> None:
+        texts = [
+            "Erlotinib is an EGFR inhibitor.",
+            "Insulin lowers glucose.",
+            "Erlotinib is an EGFR inhibitor.",
+        ]
+        queries = ["gefitinib", "diabetes", "lung cancer"]
+        first = minilm_scorer.score_pairs(queries, texts)
+        hits_before = minilm_scorer.cache_hits
+        again = minilm_scorer.score_pairs(queries, texts)
+        assert minilm_scorer.cache_hits >= hits_before + 3  # second pass encodes no document
+        np.testing.assert_allclose(first, again, atol=1e-6)
+        single = [minilm_scorer.score(q, [t])[0] for q, t in zip(queries, texts, strict=True)]
+        np.testing.assert_allclose(first, single, atol=1e-5)
 
     def test_is_not_loadable_as_an_embedding_role(self, offline_profile: Any) -> None:
         with pytest.raises(ValueError, match="load_cross_encoder"):

@@ -392,6 +392,18 @@ class Retriever:
     async def _run_plan_bounded(self, context: _Context, plan: CollectionQueryPlan) -> PlanResult:
         clock = _Stopwatch()
         detail: dict[str, Any] = {"encoder": plan.encoder}
+
+        def failed(decision: str, error: str) -> PlanResult:
+            trace = StageTrace(
+                name=f"plan:{plan.collection}",
+                ms=clock.ms,
+                decisions=[decision],
+                degraded=True,
+                error=error,
+                detail=detail,
+            )
+            return PlanResult(plan, [], trace, ok=False)
+
         try:
             hits = await self._bounded(
                 self._run_plan(context, plan, detail),
@@ -399,61 +411,21 @@ class Retriever:
                 context.deadline,
             )
         except _PlanSkipped as reason:
-            return PlanResult(
-                plan,
-                [],
-                StageTrace(
-                    name=f"plan:{plan.collection}",
-                    ms=clock.ms,
-                    decisions=["plan_skipped"],
-                    degraded=True,
-                    error=str(reason),
-                    detail=detail,
-                ),
-                ok=False,
-            )
+            return failed("plan_skipped", str(reason))
         except TimeoutError:
-            return PlanResult(
-                plan,
-                [],
-                StageTrace(
-                    name=f"plan:{plan.collection}",
-                    ms=clock.ms,
-                    decisions=["plan_timeout"],
-                    degraded=True,
-                    error=f"over budget ({self.settings.budgets.plan_ms} ms)",
-                    detail=detail,
-                ),
-                ok=False,
-            )
+            return failed("plan_timeout", f"over budget ({self.settings.budgets.plan_ms} ms)")
         except (BackendUnavailable, InvalidInput, OSError, RuntimeError, ValueError) as error:
             logger.warning("plan %s/%s failed: %s", plan.collection, plan.encoder, error)
-            return PlanResult(
-                plan,
-                [],
-                StageTrace(
-                    name=f"plan:{plan.collection}",
-                    ms=clock.ms,
-                    decisions=["plan_failed"],
-                    degraded=True,
-                    error=f"{type(error).__name__}: {error}",
-                    detail=detail,
-                ),
-                ok=False,
-            )
-        return PlanResult(
-            plan,
-            hits,
-            StageTrace(
-                name=f"plan:{plan.collection}",
-                ms=clock.ms,
-                items_in=plan.top_k,
-                items_out=len(hits),
-                decisions=detail.pop("decisions", []),
-                detail=detail,
-            ),
-            ok=True,
+            return failed("plan_failed", f"{type(error).__name__}: {error}")
+        trace = StageTrace(
+            name=f"plan:{plan.collection}",
+            ms=clock.ms,
+            items_in=plan.top_k,
+            items_out=len(hits),
+            decisions=detail.pop("decisions", []),
+            detail=detail,
         )
+        return PlanResult(plan, hits, trace, ok=True)
 
     async def _plan_query_vector(
         self, context: _Context, plan: CollectionQueryPlan, expanded: ExpandedQuery

@@ -7,44 +7,67 @@ ONNX Runtime on a cached export (length-sorted); then the cross-encoder role's p
 when scoring one query against 50 texts. Texts are real leaflet sections (EMA), sampled
 with a fixed seed.
 
-Usage: ``python bench/encoders.py [--texts PATH] [--count 512] [--quick]``
+With ``--served``, per model deployment of the profile (MiniLM ``Encoder-pubmedbert``,
+the SMILES ``Encoder-molformer``, the ``CrossEncoder`` scorer) it then compares the
+in-process batched limit (the replica's own batch function over full batches of
+``max_batch_size`` items, no serving) with the same model behind its Serve deployment
+driven through a handle at rising concurrency (one query text, one SMILES, or one
+request's 32 passages per call, as the ingress sends them): items/s and served/limit.
+Ray is started here with a bounded number of logical CPUs, and stopped at the end.
 
-:func:`benchmark_rows` returns :class:`ThroughputRow` records and :func:`format_table`
-prints them, so another engine (a Ray Serve deployment handle, HTTP) can add rows to the
-same table.
+Usage: ``python bench/encoders.py [--texts PATH] [--count 512] [--quick]``
+       ``python bench/encoders.py --served [--served-only] [--concurrency 1 8 32]``
+
+:func:`benchmark_rows` returns :class:`ThroughputRow` records (:func:`iter_benchmark_rows`
+yields them as measured) and :func:`format_table` prints them, so another engine (a Ray
+Serve deployment handle, HTTP) can add rows to the same table; :func:`served_comparison`
+returns :class:`ServedRow` records.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from models.loader import load_cross_encoder, load_encoder
-from models.specs import ModelProfile
+REPOSITORY = Path(__file__).resolve().parents[1]
+if str(REPOSITORY) not in sys.path:
+    sys.path.insert(0, str(REPOSITORY))
+
+from models.loader import load_cross_encoder, load_encoder  # noqa: E402
+from models.specs import ModelProfile  # noqa: E402
 
 __all__ = [
     "BenchSettings",
+    "ServedRow",
+    "ServedSettings",
     "ThroughputRow",
     "benchmark_rows",
     "cross_encoder_rows",
+    "format_header",
+    "format_row",
+    "format_served_table",
     "format_table",
+    "in_process_limit",
+    "iter_benchmark_rows",
     "load_texts",
     "main",
+    "served_comparison",
     "text_encoder_rows",
 ]
 
-REPOSITORY = Path(__file__).resolve().parents[1]
 DEFAULT_TEXTS = REPOSITORY.parent / "shared" / "data" / "drug_labels" / "ema_leaflet_sections.jsonl"
 DEFAULT_PROFILE = REPOSITORY / "configs" / "profiles" / "default.yaml"
 QUERY = "gefitinib EGFR inhibitor dosage and warnings"
@@ -111,15 +134,14 @@ def _calls(items: Sequence[str], size: int) -> list[Sequence[str]]:
 
 def text_encoder_rows(
     texts: Sequence[str], profile: ModelProfile, settings: BenchSettings
-) -> list[ThroughputRow]:
-    """texts/s of the text role for each engine and call batch size (one warm-up call
-    per engine is not timed)."""
+) -> Iterator[ThroughputRow]:
+    """texts/s of the text role for each engine and call batch size, yielded as measured
+    (one warm-up call per engine is not timed)."""
     engines = {
         "torch unsorted": {"runtime": "torch", "sort_by_length": False},
         "torch length-sorted": {"runtime": "torch", "sort_by_length": True},
         "onnxruntime length-sorted": {"runtime": "onnx", "sort_by_length": True},
     }
-    rows: list[ThroughputRow] = []
     for engine, fields in engines.items():
         engine_profile = profile.model_copy(update=fields)
         encoder = load_encoder(engine_profile.spec(settings.text_role), engine_profile)
@@ -129,33 +151,34 @@ def text_encoder_rows(
             seconds = _timed(
                 lambda encoder=encoder, calls=calls: [encoder.encode(list(call)) for call in calls]
             )
-            rows.append(ThroughputRow(settings.text_role, engine, size, len(texts), seconds,
-                                      "texts/s"))
-    return rows
+            yield ThroughputRow(settings.text_role, engine, size, len(texts), seconds, "texts/s")
 
 
 def cross_encoder_rows(
     texts: Sequence[str], profile: ModelProfile, settings: BenchSettings
-) -> list[ThroughputRow]:
+) -> Iterator[ThroughputRow]:
     """pairs/s of the cross-encoder role scoring one query against ``settings.pairs`` texts
-    per call, with torch and ONNX Runtime."""
-    rows: list[ThroughputRow] = []
-    documents = list(texts[: settings.pairs])
+    per call, with torch and ONNX Runtime, yielded as measured. Every call scores texts
+    no earlier call saw (the bi-encoder scorer caches document embeddings, so repeated
+    texts would measure its cache), and the warm-up call uses texts of its own."""
+    calls = [list(texts[i * settings.pairs:(i + 1) * settings.pairs])
+             for i in range(settings.pair_calls)]
+    warm_up = ["warm-up passage one", "warm-up passage two"]
     engines = (("torch length-sorted", "torch"), ("onnxruntime length-sorted", "onnx"))
     for engine, runtime in engines:
         engine_profile = profile.model_copy(update={"runtime": runtime})
         scorer = load_cross_encoder(engine_profile.spec(settings.scorer_role), engine_profile)
-        scorer.score(QUERY, documents[:4])
+        scorer.score(QUERY, warm_up)
         seconds = _timed(lambda scorer=scorer: [scorer.score(QUERY, documents)
-                                                for _ in range(settings.pair_calls)])
+                                                for documents in calls])
         label = f"{settings.scorer_role} ({scorer.spec.family.value})"
-        rows.append(ThroughputRow(label, engine, len(documents),
-                                  len(documents) * settings.pair_calls, seconds, "pairs/s"))
-    return rows
+        yield ThroughputRow(label, engine, settings.pairs, sum(len(c) for c in calls),
+                            seconds, "pairs/s")
 
 
-def benchmark_rows(settings: BenchSettings) -> list[ThroughputRow]:
-    """All in-process rows: the text role's engines x batch sizes, then the scorer role."""
+def iter_benchmark_rows(settings: BenchSettings) -> Iterator[ThroughputRow]:
+    """All in-process rows, yielded as measured: the text role's engines x batch sizes,
+    then the scorer role."""
     profile = ModelProfile.from_yaml(settings.profile_path)
     update: dict[str, object] = {}
     if settings.cpu_threads is not None:
@@ -163,21 +186,283 @@ def benchmark_rows(settings: BenchSettings) -> list[ThroughputRow]:
     if settings.onnx_cache_dir is not None:
         update["onnx_cache_dir"] = settings.onnx_cache_dir
     profile = profile.model_copy(update=update)
-    texts = load_texts(settings.texts_path, max(settings.count, settings.pairs))
-    return (text_encoder_rows(texts[: settings.count], profile, settings)
-            + cross_encoder_rows(texts, profile, settings))
+    needed = max(settings.count, settings.pairs * settings.pair_calls)
+    texts = load_texts(settings.texts_path, needed)
+    yield from text_encoder_rows(texts[: settings.count], profile, settings)
+    yield from cross_encoder_rows(texts, profile, settings)
+
+
+def benchmark_rows(settings: BenchSettings) -> list[ThroughputRow]:
+    """All in-process rows (see :func:`iter_benchmark_rows`)."""
+    return list(iter_benchmark_rows(settings))
+
+
+def format_header() -> str:
+    """The table's two header lines."""
+    header = f"{'target':<34} {'engine':<26} {'batch':>5} {'items':>6} {'seconds':>8} {'rate':>9}"
+    return header + "\n" + "-" * len(header)
+
+
+def format_row(row: ThroughputRow) -> str:
+    """One fixed-width table line: target, engine, batch size, items, seconds, rate, unit."""
+    return (
+        f"{row.target:<34} {row.engine:<26} {row.batch_size:>5} {row.items:>6} "
+        f"{row.seconds:>8.2f} {row.rate:>9.1f} {row.unit}"
+    )
 
 
 def format_table(rows: Sequence[ThroughputRow]) -> str:
-    """A fixed-width table: target, engine, batch size, items, seconds, rate and unit."""
-    header = f"{'target':<34} {'engine':<26} {'batch':>5} {'items':>6} {'seconds':>8} {'rate':>9}"
-    lines = [header, "-" * len(header)]
+    """The header and one line per row."""
+    return "\n".join([format_header(), *(format_row(row) for row in rows)])
+
+
+# -- in-process batched limit against the served deployments ------------------------------
+
+
+@dataclass(frozen=True)
+class ServedSettings:
+    """The served comparison: the merged config mapping (``load_config_data``), the
+    inputs (query texts, SMILES, passages for the scorer), caller concurrencies, calls
+    per level (scorer calls carry ``pairs`` passages each) and a time bound per level."""
+
+    config_data: dict[str, Any]
+    queries: tuple[str, ...]
+    smiles: tuple[str, ...]
+    passages: tuple[str, ...]
+    concurrencies: tuple[int, ...] = (1, 8, 32)
+    calls: int = 256
+    scorer_calls: int = 16
+    pairs: int = 32
+    duration_s: float = 60.0
+    label: str = "profile options"
+
+
+@dataclass(frozen=True)
+class ServedRow:
+    """One deployment at one concurrency: served items/s against the in-process batched
+    limit of the same model, threads on each side, and the batches the replica formed."""
+
+    deployment: str
+    label: str
+    unit: str
+    concurrency: int
+    served_rate: float
+    limit_rate: float
+    items: int
+    failures: int
+    limit_batch: int
+    limit_threads: int
+    served_threads: str
+    mean_batch_items: float
+
+    @property
+    def ratio(self) -> float:
+        """served / limit."""
+        return self.served_rate / self.limit_rate if self.limit_rate > 0 else float("nan")
+
+
+def _work(kind: str, roles: Sequence[str], settings: ServedSettings, smiles_role: bool,
+          level: int = 0) -> list[Any]:
+    """What the ingress sends the deployment: one text per encode call, one query with
+    ``pairs`` passages per scorer call. The scorer caches document embeddings, so each
+    ``level`` gets passages no other level of the same process saw (while
+    ``settings.passages`` lasts)."""
+    from deployments.batching import EncodeRequest, ScoreRequest
+
+    if kind == "cross-encoder":
+        passages = settings.passages
+        first = level * settings.scorer_calls * settings.pairs
+        return [
+            ScoreRequest(settings.queries[i % len(settings.queries)],
+                         tuple(passages[(first + i * settings.pairs + j) % len(passages)]
+                               for j in range(settings.pairs)))
+            for i in range(settings.scorer_calls)
+        ]
+    texts = settings.smiles if smiles_role else settings.queries
+    return [EncodeRequest(roles[0], (texts[i % len(texts)],)) for i in range(settings.calls)]
+
+
+def _warm_up(kind: str, role: str) -> Any:
+    """An input no measured call uses (so it cannot prime the scorer's cache)."""
+    from deployments.batching import EncodeRequest, ScoreRequest
+
+    if kind == "cross-encoder":
+        return ScoreRequest("warm-up query", ("warm-up passage one", "warm-up passage two"))
+    return EncodeRequest(role, ("CCO" if "molformer" in role else "warm-up query",))
+
+
+def in_process_limit(models: Any, kind: str, work: Sequence[Any], batch_items: int
+                     ) -> tuple[int, float]:
+    """Items and seconds for ``work`` run by the replica's own batch function
+    (``encode_batch`` / ``score_batch``) in full batches of up to ``batch_items`` items,
+    in this process, after one untimed warm-up call on inputs of its own."""
+    from deployments.batching import encode_batch, items_in, score_batch
+
+    run = (lambda batch: score_batch(models, batch)) if kind == "cross-encoder" else (
+        lambda batch: encode_batch(models, batch))
+    batches: list[list[Any]] = [[]]
+    for request in work:
+        if batches[-1] and items_in([*batches[-1], request]) > batch_items:
+            batches.append([])
+        batches[-1].append(request)
+    run([_warm_up(kind, getattr(work[0], "role", ""))])
+    start = time.perf_counter()
+    for batch in batches:
+        run(batch)
+    return items_in(work), time.perf_counter() - start
+
+
+def _served_threads(config_data: dict[str, Any], num_cpus: float) -> str:
+    threads = (config_data.get("models") or {}).get("cpu_threads")
+    if threads:
+        return f"models.cpu_threads={threads}"
+    return f"Ray default OMP_NUM_THREADS={max(1, math.floor(num_cpus))}"
+
+
+async def _served_level(app: Any, kind: str, work: Sequence[Any], concurrency: int,
+                        settings: ServedSettings) -> tuple[Any, dict[str, Any]]:
+    """One concurrency level through the deployment's handle, after one warm-up call."""
+    from bench.measure import batch_histogram_difference
+    from bench.served import drive
+
+    handle = app.handle()
+
+    async def call(index: int) -> int:
+        request = work[index % len(work)]
+        if kind == "cross-encoder":
+            scores = await handle.score.remote(request.query, list(request.texts))
+            return len(scores)
+        vectors = await handle.encode.remote(request.role, list(request.texts))
+        return len(vectors)
+
+    warm_up = _warm_up(kind, app.roles[0])
+    if kind == "cross-encoder":
+        await handle.score.remote(warm_up.query, list(warm_up.texts))
+    else:
+        await handle.encode.remote(warm_up.role, list(warm_up.texts))
+    before = await handle.batch_stats.remote()
+    result = await drive(call, concurrency, len(work), settings.duration_s)
+    after = await handle.batch_stats.remote()
+    batches = batch_histogram_difference({app.deployment: before}, {app.deployment: after})
+    return result, batches[app.deployment]
+
+
+def served_comparison(
+    settings: ServedSettings, after: Callable[[dict[str, Any]], None] | None = None
+) -> list[ServedRow]:
+    """For each text model deployment of the profile: the in-process batched limit, then
+    the deployment (Serve must be running) at each concurrency; ``after(apps)`` runs
+    while the deployments are still up (``bench.served.ModelApp`` by deployment name).
+    The deployments are removed at the end."""
+    import asyncio
+
+    import torch
+    from ray import serve
+
+    from bench.served import deploy_model_apps, model_groups
+    from deployments.config import config_from_data
+    from deployments.model_replica import load_roles
+
+    config = config_from_data(dict(settings.config_data))
+    models_config = dict(settings.config_data.get("models") or {})
+    limits: dict[str, tuple[float, int, int]] = {}
+    plans: dict[str, tuple[str, bool]] = {}
+    for name, roles in model_groups(config).items():
+        kind = "cross-encoder" if name == "CrossEncoder" else "encoder"
+        smiles = config.models.spec(roles[0]).modality.value == "smiles"
+        work = _work(kind, roles, settings, smiles)
+        deployment = config.serve.cross_encoder if kind == "cross-encoder" else config.serve.encoder
+        loaded = load_roles(models_config, list(roles))
+        models = loaded[roles[0]] if kind == "cross-encoder" else loaded
+        items, seconds = in_process_limit(models, kind, work, deployment.max_batch_size)
+        limits[name] = (items / seconds, deployment.max_batch_size, int(deployment.num_cpus * 100))
+        plans[name] = (kind, smiles)
+        del loaded, models
+    apps = deploy_model_apps(settings.config_data, prefix="bench-encoders")
+    rows: list[ServedRow] = []
+    try:
+        for name, app in apps.items():
+            kind, smiles = plans[name]
+            limit_rate, limit_batch, cpu_hundredths = limits[name]
+            for level, concurrency in enumerate(settings.concurrencies):
+                work = _work(kind, app.roles, settings, smiles, level)
+                result, batches = asyncio.run(
+                    _served_level(app, kind, work, concurrency, settings))
+                rows.append(ServedRow(
+                    deployment=name, label=settings.label,
+                    unit="pairs/s" if kind == "cross-encoder" else "texts/s",
+                    concurrency=concurrency, served_rate=result.rate, limit_rate=limit_rate,
+                    items=result.items, failures=result.failures, limit_batch=limit_batch,
+                    limit_threads=torch.get_num_threads(),
+                    served_threads=_served_threads(settings.config_data, cpu_hundredths / 100),
+                    mean_batch_items=float(batches.get("mean_items", 0.0)),
+                ))
+                print(format_served_table(rows[-1:], header=False), flush=True)
+        if after is not None:
+            after(apps)
+    finally:  # the deployments and any front added by ``after``
+        for name in list(serve.status().applications):
+            if name.startswith("bench-encoders"):
+                serve.delete(name)
+    return rows
+
+
+def format_served_table(rows: Sequence[ServedRow], header: bool = True) -> str:
+    """Served against limit: deployment, concurrency, rates, ratio, batch, threads."""
+    lines = []
+    if header:
+        title = (f"{'deployment':<20} {'setting':<18} {'conc':>4} {'served':>9} {'limit':>9} "
+                 f"{'ratio':>6} {'batch':>6} {'unit':<8} threads (served / limit)")
+        lines += [title, "-" * len(title)]
     for row in rows:
         lines.append(
-            f"{row.target:<34} {row.engine:<26} {row.batch_size:>5} {row.items:>6} "
-            f"{row.seconds:>8.2f} {row.rate:>9.1f} {row.unit}"
+            f"{row.deployment:<20} {row.label[:18]:<18} {row.concurrency:>4} "
+            f"{row.served_rate:>9.1f} {row.limit_rate:>9.1f} {row.ratio:>6.2f} "
+            f"{row.mean_batch_items:>6.1f} {row.unit:<8} {row.served_threads} / "
+            f"{row.limit_threads}" + (f"  failures {row.failures}" if row.failures else "")
         )
     return "\n".join(lines)
+
+
+def _passages_needed(scorer_calls: int, pairs: int, concurrencies: Sequence[int]) -> int:
+    """Passages for distinct scorer inputs at every level (see :func:`_work`)."""
+    return scorer_calls * pairs * max(len(concurrencies), 1)
+
+
+def _served_settings(args: argparse.Namespace) -> ServedSettings:
+    from bench.queries import QueryMix, load_passages, load_smiles
+    from deployments.config import load_config_data
+
+    overrides: dict[str, Any] = {}
+    if args.served_threads is not None:
+        overrides = {"models": {"cpu_threads": args.served_threads}}
+    config_data = load_config_data(str(args.profile), args.config, data_dir=args.data_dir,
+                                   overrides=overrides)
+    calls = 24 if args.quick else args.served_calls
+    mix = QueryMix.from_paths(args.queries, seed=0, unique=False)
+    return ServedSettings(
+        config_data=config_data,
+        queries=tuple(mix.take(calls)),
+        smiles=tuple(load_smiles(args.smiles, calls)),
+        passages=tuple(load_passages(args.texts, _passages_needed(
+            4 if args.quick else args.scorer_calls, args.pairs_per_call, args.concurrency))),
+        concurrencies=tuple(args.concurrency),
+        calls=calls,
+        scorer_calls=4 if args.quick else args.scorer_calls,
+        pairs=args.pairs_per_call,
+        duration_s=args.served_duration,
+        label=(f"cpu_threads={args.served_threads}" if args.served_threads
+               else "profile options"),
+    )
+
+
+def _run_served(args: argparse.Namespace) -> list[ServedRow]:
+    """Start Ray (bounded logical CPUs) and Serve, run the comparison, stop both."""
+    from bench.ray_session import ray_serve_session
+
+    settings = _served_settings(args)
+    with ray_serve_session(args.ray_cpus):
+        return served_comparison(settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -194,6 +479,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     parser.add_argument("--onnx-cache-dir", type=Path, default=None)
     parser.add_argument("--quick", action="store_true", help="smoke run on a few items")
+    served = parser.add_argument_group("served deployments (--served)")
+    served.add_argument("--served", action="store_true",
+                        help="also compare each model deployment with its in-process limit")
+    served.add_argument("--served-only", action="store_true",
+                        help="skip the in-process engine table")
+    served.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
+    served.add_argument("--served-calls", type=int, default=256,
+                        help="encoder calls (one text each) per level")
+    served.add_argument("--scorer-calls", type=int, default=16,
+                        help="scorer calls per level (each --pairs-per-call passages)")
+    served.add_argument("--pairs-per-call", type=int, default=32)
+    served.add_argument("--served-duration", type=float, default=60.0, help="s per level")
+    served.add_argument("--served-threads", type=int, default=None,
+                        help="models.cpu_threads for the replicas (default: Ray's)")
+    served.add_argument("--ray-cpus", type=int, default=4, help="Ray logical CPUs")
+    served.add_argument("--queries", type=Path, nargs="+",
+                        default=[REPOSITORY.parent / "shared" / "data" / "drug_kb_dev.jsonl",
+                                 REPOSITORY.parent / "shared" / "data" / "nfcorpus"
+                                 / "queries.test.jsonl"])
+    served.add_argument("--smiles", type=Path,
+                        default=REPOSITORY.parent / "shared" / "data" / "compounds"
+                        / "chembl_approved_drugs.csv")
+    served.add_argument("--config", type=Path, default=None, help="YAML merged over --profile")
+    served.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-data"))
+    served.add_argument("--out", type=Path, default=None, help="write rows as JSON here")
     args = parser.parse_args(argv)
     settings = BenchSettings(
         texts_path=args.texts, profile_path=args.profile, text_role=args.role,
@@ -202,7 +512,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.quick:
         settings = replace(settings, count=16, batch_sizes=(1, 8), pairs=10, pair_calls=1)
-    print(format_table(benchmark_rows(settings)))
+    report: dict[str, Any] = {}
+    if not args.served_only:
+        print(format_header(), flush=True)
+        rows = []
+        for row in iter_benchmark_rows(settings):
+            print(format_row(row), flush=True)
+            rows.append(row)
+        report["in_process"] = [{**asdict(row), "rate": row.rate} for row in rows]
+    if args.served or args.served_only:
+        served_rows = _run_served(args)
+        print(format_served_table(served_rows))
+        report["served"] = [{**asdict(row), "ratio": row.ratio} for row in served_rows]
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=2), encoding="utf-8")
+        print(f"json: {args.out}")
     return 0
 
 

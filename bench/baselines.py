@@ -1,0 +1,459 @@
+"""The serving design against honest baselines, in one run, on one machine, on the same
+data (issue 7). Steps, in this order:
+
+1. ``in-process``: the full pipeline in this process (``in_process_service``: local
+   models, one model call per request, no batching, no Serve) in a closed loop at
+   concurrency 1 and 16, with its stage times.
+2. ``infinity``: infinity-emb serving the same MiniLM folder (its own virtual
+   environment), ``POST /embeddings`` texts/s at rising concurrency (before Ray starts,
+   so it does not share the CPU with idle Ray processes).
+3. Ray + Serve start (bounded logical CPUs).
+4. ``encoders``: each model deployment against its in-process batched limit
+   (``bench/encoders.py``), with the profile's options and with ``models.cpu_threads``
+   set; the same HTTP client as step 2 against an HTTP front over our MiniLM deployment.
+5. ``service``: the whole application (``build_application``), ``/v1/search`` load
+   with batching on at every concurrency (and open-loop rates), then batching off
+   (``max_batch_size=1``; and one request's pairs per scorer call), then sequential
+   plans (``pipeline.parallel_plans: false``), at the comparison concurrencies.
+
+Outputs under ``--out``: ``baselines-<time>.json`` (everything), ``.md`` (the tables and
+the targets), PNGs. Usage: ``python bench/baselines.py --data-dir /tmp/bench-data``
+(ingest first: ``biomed-search ingest --data-dir /tmp/bench-data --kb demo demo/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+if str(REPOSITORY) not in sys.path:
+    sys.path.insert(0, str(REPOSITORY))
+
+from bench.load import (  # noqa: E402
+    LevelResult,
+    LoadSettings,
+    Outcome,
+    degraded_stages,
+    run_load,
+)
+from bench.queries import (  # noqa: E402
+    DEFAULT_PASSAGES,
+    DEFAULT_QUERY_SETS,
+    DEFAULT_SMILES,
+    QueryMix,
+    load_passages,
+    load_smiles,
+)
+from bench.tables import targets, write_outputs  # noqa: E402
+from deployments.config import config_from_data, load_config_data  # noqa: E402
+from deployments.stores import EmbeddedServers, StoreEndpoints  # noqa: E402
+
+__all__ = [
+    "STEPS",
+    "BaselineSettings",
+    "main",
+    "run_baselines",
+    "run_in_process",
+    "run_infinity",
+    "run_service_variants",
+]
+
+STEPS = ("in-process", "infinity", "encoders", "service")
+BATCHING_OFF = {"serve": {"encoder": {"max_batch_size": 1},
+                          "cross_encoder": {"max_batch_size": 1}}}
+PER_REQUEST_BATCHES = {"serve": {"encoder": {"max_batch_size": 1},
+                                 "cross_encoder": {"max_batch_size": 32}}}
+SEQUENTIAL_PLANS = {"pipeline": {"parallel_plans": False}}
+NOTES = [
+    "Every service variant is a fresh deployment (cold query-embedding cache in the "
+    "ingress, cold document-embedding cache in the scorer replica) and sees the same query "
+    "sequence (same seed), levels in the same order; the in-process baseline likewise. "
+    "Later levels of one variant run with the caches the earlier levels filled.",
+    "Queries carry a request-unique stop-word suffix, so no query embedding is served "
+    "from the ingress cache; retrieved chunks repeat across queries, so the scorer's "
+    "document cache does hit, as it would in service.",
+    "Model deployments are measured through handles from the benchmark process; scorer "
+    "calls at each level use passages no earlier call in that process saw.",
+    "'batching off' is max_batch_size=1 on every model deployment (the scorer then runs "
+    "one pair per forward pass); 'per-request batches' keeps one request's pairs (32) "
+    "per scorer forward pass but never combines requests.",
+]
+
+
+@dataclass(frozen=True)
+class BaselineSettings:
+    """Everything one baseline run needs; the bounds apply per load level."""
+
+    data_dir: Path = Path("/tmp/bench-data")
+    profile: str = "default"
+    config: Path | None = None
+    steps: tuple[str, ...] = STEPS
+    query_sets: tuple[Path, ...] = DEFAULT_QUERY_SETS
+    passages: Path = DEFAULT_PASSAGES
+    smiles: Path = DEFAULT_SMILES
+    concurrencies: tuple[int, ...] = (1, 4, 16, 64)
+    compare_concurrencies: tuple[int, ...] = (1, 16)
+    rates: tuple[float, ...] = ()
+    requests: int = 64
+    duration_s: float = 240.0
+    warmup: int = 2
+    encoder_concurrencies: tuple[int, ...] = (1, 8, 32)
+    encoder_calls: int = 256
+    scorer_calls: int = 16
+    served_threads: tuple[int | None, ...] = (None, 2)
+    infinity_python: Path | None = None
+    infinity_port: int = 7997
+    ray_cpus: int = 4
+    route_prefix: str = "/"
+    out_dir: Path = REPOSITORY / "bench" / "results"
+    seed: int = 0
+
+
+@dataclass
+class BaselineReport:
+    """What the steps measured, as JSON-ready mappings."""
+
+    settings: dict[str, Any]
+    environment: dict[str, Any]
+    in_process: list[dict[str, Any]] = field(default_factory=list)
+    infinity: dict[str, Any] = field(default_factory=dict)
+    encoders: list[dict[str, Any]] = field(default_factory=list)
+    service: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _config_data(settings: BaselineSettings, overrides: dict[str, Any] | None = None
+                 ) -> dict[str, Any]:
+    return load_config_data(settings.profile, settings.config, settings.data_dir, overrides)
+
+
+# -- 1. in-process ------------------------------------------------------------------------
+
+
+async def _in_process_levels(settings: BaselineSettings, endpoints: StoreEndpoints
+                             ) -> list[dict[str, Any]]:
+    from deployments.inprocess import in_process_service
+    from deployments.service import Principal
+    from pipeline.errors import BiomedSearchError
+    from pipeline.schema import SearchRequest
+
+    config = config_from_data(_config_data(settings))
+    parallel = config.pipeline.parallel_plans
+    principal = Principal(name="bench", kb_ids=None)
+    mix = QueryMix.from_paths(settings.query_sets, settings.seed, unique=True, offset=1)
+    levels = []
+    async with in_process_service(config, endpoints) as running:
+        service = running.service
+
+        async def one(query: str) -> Outcome:
+            start = time.perf_counter()
+            try:
+                response = await service.search(SearchRequest(query=query), principal)
+            except BiomedSearchError as error:
+                return Outcome((time.perf_counter() - start) * 1000, 500, str(error)[:200])
+            trace = [entry.model_dump(by_alias=True) for entry in response.trace]
+            return Outcome((time.perf_counter() - start) * 1000, 200, None, trace,
+                           degraded_stages(trace))
+
+        for _ in range(settings.warmup):
+            await one(mix.next())
+        for concurrency in settings.compare_concurrencies:
+            level = LevelResult("closed", concurrency, None)
+            remaining = settings.requests
+            deadline = time.perf_counter() + settings.duration_s
+
+            async def worker(level: LevelResult = level, deadline: float = deadline) -> None:
+                nonlocal remaining
+                while remaining > 0 and time.perf_counter() < deadline:
+                    remaining -= 1
+                    level.outcomes.append(await one(mix.next()))
+
+            start = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            level.seconds = time.perf_counter() - start
+            levels.append(level.as_dict(parallel))
+            _progress(f"in-process c={concurrency}", levels[-1])
+    return levels
+
+
+def run_in_process(settings: BaselineSettings, endpoints: StoreEndpoints
+                   ) -> list[dict[str, Any]]:
+    """The full pipeline in this process, one model call per request, no batching, no
+    Serve, at each comparison concurrency."""
+    return asyncio.run(_in_process_levels(settings, endpoints))
+
+
+# -- 2. infinity-emb ----------------------------------------------------------------------
+
+
+def _minilm_texts(settings: BaselineSettings, count: int) -> list[str]:
+    return QueryMix.from_paths(settings.query_sets, settings.seed, unique=False).take(count)
+
+
+def run_infinity(settings: BaselineSettings) -> dict[str, Any]:
+    """infinity-emb on the same MiniLM folder: texts/s per concurrency over HTTP, or the
+    reason it could not run."""
+    from bench.infinity import default_minilm_path, http_embedding_rate, infinity_server
+
+    if settings.infinity_python is None:
+        return {"skipped": "no --infinity-python given"}
+    texts = _minilm_texts(settings, settings.encoder_calls)
+    batch = config_from_data(_config_data(settings)).serve.encoder.max_batch_size
+    try:
+        with infinity_server(settings.infinity_python, default_minilm_path(),
+                             settings.infinity_port, batch_size=batch) as server:
+            rows = []
+            for concurrency in settings.encoder_concurrencies:
+                result = asyncio.run(http_embedding_rate(server.url, texts, concurrency,
+                                                         server.model))
+                rows.append({"concurrency": concurrency, "texts_per_s": result.rate,
+                             "texts": result.items, "failures": result.failures})
+                _progress(f"infinity-emb c={concurrency}", rows[-1])
+    except (FileNotFoundError, RuntimeError, OSError) as error:
+        return {"skipped": f"{type(error).__name__}: {error}"[:2000]}
+    return {"batch_size": batch, "engine": "torch, CPU, --no-bettertransformer",
+            "python": str(settings.infinity_python), "rows": rows}
+
+
+# -- 4. encoders --------------------------------------------------------------------------
+
+
+def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[str, Any]],
+                                                                      list[dict[str, Any]]]:
+    """Served/limit rows for each ``served_threads`` variant, and for each variant the
+    HTTP-front texts/s of our MiniLM deployment (the infinity-emb comparison)."""
+    from bench.encoders import ServedSettings, served_comparison
+    from bench.infinity import http_embedding_rate
+    from bench.served import ModelApp, deploy_embeddings_http
+
+    texts = _minilm_texts(settings, settings.encoder_calls)
+    rows: list[dict[str, Any]] = []
+    http_rows: list[dict[str, Any]] = []
+    for threads in settings.served_threads:
+        overrides = {"models": {"cpu_threads": threads}} if threads else None
+        label = f"cpu_threads={threads}" if threads else "profile options"
+        served = ServedSettings(
+            config_data=_config_data(settings, overrides),
+            queries=tuple(texts),
+            smiles=tuple(load_smiles(settings.smiles, settings.encoder_calls)),
+            passages=tuple(load_passages(settings.passages, settings.scorer_calls * 32 * len(
+                settings.encoder_concurrencies), settings.seed)),
+            concurrencies=settings.encoder_concurrencies,
+            calls=settings.encoder_calls,
+            scorer_calls=settings.scorer_calls,
+            duration_s=settings.duration_s,
+            label=label,
+        )
+
+        def over_http(apps: dict[str, ModelApp], label: str = label) -> None:
+            minilm = next(app for app in apps.values() if app.kind == "encoder")
+            prefix = deploy_embeddings_http(minilm)
+            for concurrency in settings.encoder_concurrencies:
+                result = asyncio.run(http_embedding_rate(f"{serve_url}{prefix}", texts,
+                                                         concurrency, model=minilm.roles[0]))
+                http_rows.append({"setting": label, "deployment": minilm.deployment,
+                                  "concurrency": concurrency, "texts_per_s": result.rate,
+                                  "texts": result.items, "failures": result.failures})
+                _progress(f"our MiniLM over HTTP ({label}) c={concurrency}", http_rows[-1])
+
+        rows += [{**asdict(row), "ratio": row.ratio}
+                 for row in served_comparison(served, after=over_http)]
+    return rows, http_rows
+
+
+# -- 5. the service -----------------------------------------------------------------------
+
+
+def _deploy_service(config_data: dict[str, Any], endpoints: StoreEndpoints, url: str,
+                    route_prefix: str) -> None:
+    from ray import serve
+
+    from deployments.app import build_application
+    from deployments.serve_cli import wait_ready
+
+    application = build_application(config_data, {
+        "milvus_uri": endpoints.milvus_uri, "postgres_dsn": endpoints.postgres_dsn,
+        "milvus_token": endpoints.milvus_token,
+    })
+    serve.run(application, name="bench-service", route_prefix=route_prefix, blocking=False)
+    wait_ready(url, timeout_s=600)
+
+
+def run_service_variants(settings: BaselineSettings, endpoints: StoreEndpoints,
+                         serve_url: str) -> dict[str, Any]:
+    """``/v1/search`` load on each variant of the application (Serve running at
+    ``serve_url``, the application at ``settings.route_prefix``):
+    every concurrency with batching on; the comparison concurrencies for batching off,
+    one request's pairs per scorer call, and sequential plans."""
+    from ray import serve
+
+    variants: list[tuple[str, dict[str, Any] | None, tuple[int, ...], tuple[float, ...]]] = [
+        ("batching on", None, settings.concurrencies, settings.rates),
+        ("batching off", BATCHING_OFF, settings.compare_concurrencies, ()),
+        ("per-request batches", PER_REQUEST_BATCHES, settings.compare_concurrencies, ()),
+        ("sequential plans", SEQUENTIAL_PLANS, settings.compare_concurrencies, ()),
+    ]
+    results: dict[str, Any] = {}
+    url = serve_url.rstrip("/") + settings.route_prefix.rstrip("/")
+    try:
+        for name, overrides, concurrencies, rates in variants:
+            data = _config_data(settings, overrides)
+            # a fresh application per variant: every variant starts with cold caches
+            # (the ingress's query embeddings, the scorer's document embeddings)
+            serve.delete("bench-service")
+            _deploy_service(data, endpoints, url, settings.route_prefix)
+            load = LoadSettings(
+                url=url, concurrencies=concurrencies, rates=rates, requests=settings.requests,
+                duration_s=settings.duration_s, warmup=settings.warmup,
+                query_sets=settings.query_sets, seed=settings.seed,
+                stage_concurrencies=settings.compare_concurrencies,
+                parallel_plans=config_from_data(data).pipeline.parallel_plans,
+                label=name.replace(" ", "-"), out_dir=settings.out_dir, plot=False,
+            )
+            _progress(f"service: {name}", None)
+            report = asyncio.run(run_load(load))
+            report["overrides"] = overrides or {}
+            results[name] = report
+    finally:
+        with contextlib.suppress(Exception):  # the Ray session ends right after
+            serve.delete("bench-service")
+    return results
+
+
+# -- the run ------------------------------------------------------------------------------
+
+
+def _progress(title: str, row: dict[str, Any] | None) -> None:
+    summary = row.get("summary") if isinstance(row, dict) else None
+    text = json.dumps(summary if summary else row, default=str) if row else ""
+    print(f"[{time.strftime('%H:%M:%S')}] {title} {text}", file=sys.stderr, flush=True)
+
+
+def _environment() -> dict[str, Any]:
+    import platform
+
+    import torch
+
+    load = os.getloadavg()
+    return {
+        "cpus": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "load_average_at_start": [round(v, 2) for v in load],
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+
+
+def run_baselines(settings: BaselineSettings, endpoints: StoreEndpoints,
+                  serve_url: str | None = None) -> BaselineReport:
+    """Run the selected steps against stores at ``endpoints``. With ``serve_url`` the
+    Serve steps use that running Serve (tests); without it Ray and Serve are started
+    here for those steps and stopped after."""
+    from bench.ray_session import ray_serve_session
+
+    report = BaselineReport(
+        settings={k: str(v) if isinstance(v, Path) else v
+                  for k, v in asdict(settings).items()},
+        environment=_environment(),
+    )
+    if "in-process" in settings.steps:
+        report.in_process = run_in_process(settings, endpoints)
+    if "infinity" in settings.steps:
+        report.infinity = run_infinity(settings)
+    serve_steps = {"encoders", "service"} & set(settings.steps)
+    if serve_steps:
+        session = (contextlib.nullcontext(serve_url) if serve_url
+                   else ray_serve_session(settings.ray_cpus))
+        with session as url:
+            if "encoders" in serve_steps:
+                report.encoders, http_rows = run_encoders(settings, url)
+                report.infinity["ours_over_http"] = http_rows
+            if "service" in serve_steps:
+                report.service = run_service_variants(settings, endpoints, url)
+    report.environment["load_average_at_end"] = [round(v, 2) for v in os.getloadavg()]
+    report.notes += NOTES
+    return report
+
+
+def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=BaselineSettings.data_dir)
+    parser.add_argument("--profile", default="default")
+    parser.add_argument("--config", type=Path, default=None)
+    parser.add_argument("--steps", nargs="+", choices=STEPS, default=list(STEPS))
+    parser.add_argument("--queries", type=Path, nargs="+", default=list(DEFAULT_QUERY_SETS))
+    parser.add_argument("--passages", type=Path, default=DEFAULT_PASSAGES)
+    parser.add_argument("--smiles", type=Path, default=DEFAULT_SMILES)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16, 64])
+    parser.add_argument("--compare-concurrency", type=int, nargs="+", default=[1, 16])
+    parser.add_argument("--rates", type=float, nargs="*", default=[])
+    parser.add_argument("--requests", type=int, default=64, help="per load level")
+    parser.add_argument("--duration", type=float, default=240.0, help="s per level (bound)")
+    parser.add_argument("--encoder-concurrency", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--encoder-calls", type=int, default=256)
+    parser.add_argument("--scorer-calls", type=int, default=16)
+    parser.add_argument("--served-threads", type=int, nargs="*", default=[0, 2],
+                        help="models.cpu_threads variants of the replicas; 0 = profile's")
+    parser.add_argument("--infinity-python", type=Path, default=None,
+                        help="python of the infinity-emb environment (bench/README.md)")
+    parser.add_argument("--ray-cpus", type=int, default=4)
+    parser.add_argument("--out", type=Path, default=BaselineSettings.out_dir)
+    parser.add_argument("--quick", action="store_true", help="tiny bounds (smoke run)")
+    args = parser.parse_args(argv)
+    settings = BaselineSettings(
+        data_dir=args.data_dir, profile=args.profile, config=args.config,
+        steps=tuple(args.steps), query_sets=tuple(args.queries), passages=args.passages,
+        smiles=args.smiles, concurrencies=tuple(args.concurrency),
+        compare_concurrencies=tuple(args.compare_concurrency), rates=tuple(args.rates),
+        requests=args.requests, duration_s=args.duration,
+        encoder_concurrencies=tuple(args.encoder_concurrency),
+        encoder_calls=args.encoder_calls, scorer_calls=args.scorer_calls,
+        served_threads=tuple(t or None for t in args.served_threads),
+        infinity_python=args.infinity_python, ray_cpus=args.ray_cpus, out_dir=args.out,
+    )
+    return quick(settings) if args.quick else settings
+
+
+def quick(settings: BaselineSettings) -> BaselineSettings:
+    """Tiny bounds: a smoke run that only shows the steps work."""
+    return replace(settings, concurrencies=(1, 2), compare_concurrencies=(1, 2), requests=3,
+                   duration_s=60.0, warmup=1, encoder_concurrencies=(1, 2), encoder_calls=8,
+                   scorer_calls=2, served_threads=(None,))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Start the embedded stores of ``--data-dir``, run the steps, write the outputs,
+    stop everything started."""
+    settings = _arguments(argv)
+    config = config_from_data(_config_data(settings))
+    servers = EmbeddedServers(config)
+    endpoints = servers.start()
+    try:
+        report = run_baselines(settings, endpoints)
+    finally:
+        servers.stop()
+    paths = write_outputs(asdict(report), settings.out_dir)
+    for line in targets(asdict(report)):
+        print(line["text"])
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""The model deployments on their own, for the encoder benchmarks: each query-time model
+of a profile deployed as a Ray Serve application of its own (the product's
+``EncoderDeployment`` / ``CrossEncoderDeployment`` with the profile's options), callers
+driven through deployment handles at a chosen concurrency, and an OpenAI-style
+``POST /embeddings`` HTTP front over an encoder deployment, so that an HTTP embedding
+server (infinity-emb) and ours are measured by the same client.
+
+Serve must already be running (``ray.init`` + ``serve.start``); nothing here starts or
+stops Ray.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from ray import serve
+from ray.serve.handle import DeploymentHandle
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from deployments.app import deployment_options
+from deployments.config import AppConfig, config_from_data
+from deployments.cross_encoder import CrossEncoderDeployment
+from deployments.encoder import EncoderDeployment
+from deployments.local import model_sharing_key
+from deployments.roles import CROSS_ENCODER_ROLE, query_roles, uses_cross_encoder
+from models.specs import Modality
+
+__all__ = [
+    "EmbeddingsHttp",
+    "ModelApp",
+    "RateResult",
+    "deploy_embeddings_http",
+    "deploy_model_apps",
+    "drive",
+    "model_groups",
+]
+
+
+@dataclass(frozen=True)
+class ModelApp:
+    """One deployed model: its Serve application name, deployment name, roles and
+    kind (``encoder`` or ``cross-encoder``)."""
+
+    app_name: str
+    deployment: str
+    roles: tuple[str, ...]
+    kind: str
+
+    def handle(self) -> DeploymentHandle:
+        """A handle to the application's (only) deployment."""
+        return serve.get_app_handle(self.app_name)
+
+
+@dataclass(frozen=True)
+class RateResult:
+    """``items`` inputs answered in ``seconds`` by ``calls`` calls at ``concurrency``
+    callers, with the failures counted apart."""
+
+    concurrency: int
+    calls: int
+    items: int
+    seconds: float
+    failures: int
+
+    @property
+    def rate(self) -> float:
+        """Items per second."""
+        return self.items / self.seconds if self.seconds > 0 else float("nan")
+
+
+def model_groups(config: AppConfig) -> dict[str, tuple[str, ...]]:
+    """Deployment name -> roles, as ``build_application`` groups them: roles that share
+    weights share an ``Encoder-<first role>``; the scorer is ``CrossEncoder``."""
+    groups: dict[str, list[str]] = {}
+    for role in query_roles(config):
+        spec = config.models.spec(role)
+        if spec.modality == Modality.IMAGE:
+            continue
+        groups.setdefault(model_sharing_key(spec), []).append(role)
+    result = {f"Encoder-{roles[0]}": tuple(roles) for roles in groups.values()}
+    if uses_cross_encoder(config):
+        result["CrossEncoder"] = (CROSS_ENCODER_ROLE,)
+    return result
+
+
+def deploy_model_apps(
+    config_data: Mapping[str, Any], prefix: str = "bench-model", timeout_s: float = 600.0
+) -> dict[str, ModelApp]:
+    """Deploy every text model deployment of the profile as its own application
+    (``<prefix>-<deployment>``, no HTTP route) with the profile's Serve options; wait
+    until each is running. Deployment name -> ``ModelApp``."""
+    config = config_from_data(dict(config_data))
+    models_config = dict(config_data.get("models") or {})
+    apps: dict[str, ModelApp] = {}
+    for name, roles in model_groups(config).items():
+        app_name = f"{prefix}-{name}".lower()
+        if name == "CrossEncoder":
+            bound = CrossEncoderDeployment.options(
+                name=name, **deployment_options(config.serve.cross_encoder)
+            ).bind(models_config, roles[0])
+            kind = "cross-encoder"
+        else:
+            bound = EncoderDeployment.options(
+                name=name, **deployment_options(config.serve.encoder)
+            ).bind(models_config, list(roles))
+            kind = "encoder"
+        serve.run(bound, name=app_name, route_prefix=None, blocking=False)
+        apps[name] = ModelApp(app_name, name, roles, kind)
+    _wait_running([app.app_name for app in apps.values()], timeout_s)
+    return apps
+
+
+def _wait_running(app_names: Sequence[str], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        statuses = serve.status().applications
+        states = {name: str(getattr(statuses.get(name), "status", "MISSING")) for name in app_names}
+        if all(state.endswith("RUNNING") for state in states.values()):
+            return
+        failed = {n: s for n, s in states.items() if "FAIL" in s}
+        if failed or time.monotonic() > deadline:
+            raise RuntimeError(f"applications not running: {states}")
+        time.sleep(1.0)
+
+
+@serve.deployment(name="EmbeddingsHttp", max_ongoing_requests=512,
+                  ray_actor_options={"num_cpus": 0.25})
+class EmbeddingsHttp:
+    """``POST /embeddings`` (OpenAI / infinity-emb request and response shape) over an
+    ``EncoderDeployment`` handle: the benchmark's HTTP front, not a product route."""
+
+    def __init__(self, encoder: DeploymentHandle, role: str) -> None:
+        self.encoder = encoder
+        self.role = role
+
+    async def __call__(self, request: Request) -> JSONResponse:
+        body = await request.json()
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        vectors = await self.encoder.encode.remote(self.role, texts)
+        data = [
+            {"object": "embedding", "index": index, "embedding": vector.tolist()}
+            for index, vector in enumerate(np.asarray(vectors))
+        ]
+        return JSONResponse({"object": "list", "data": data, "model": self.role,
+                             "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+
+
+def deploy_embeddings_http(
+    app: ModelApp, route_prefix: str = "/bench-embeddings", timeout_s: float = 300.0
+) -> str:
+    """Deploy ``EmbeddingsHttp`` over ``app``'s encoder as application ``<app>-http``
+    at ``route_prefix`` (it answers any path under it, so ``POST
+    <prefix>/embeddings`` works); returns the route prefix."""
+    name = f"{app.app_name}-http"
+    serve.run(EmbeddingsHttp.bind(app.handle(), app.roles[0]), name=name,
+              route_prefix=route_prefix, blocking=False)
+    _wait_running([name], timeout_s)
+    return route_prefix
+
+
+async def drive(
+    call: Callable[[int], Awaitable[int]],
+    concurrency: int,
+    calls: int,
+    duration_s: float,
+) -> RateResult:
+    """Closed loop: ``concurrency`` callers run ``call(i)`` (returning the items it
+    answered) until ``calls`` calls were made or ``duration_s`` passed."""
+    next_index = 0
+    items = failures = made = 0
+    deadline = time.perf_counter() + duration_s
+
+    async def caller() -> None:
+        nonlocal next_index, items, failures, made
+        while next_index < calls and time.perf_counter() < deadline:
+            index = next_index
+            next_index += 1
+            try:
+                answered = await call(index)
+            except Exception:  # a benchmark counts failures and goes on
+                failures += 1
+                continue
+            items += answered
+            made += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(caller() for _ in range(concurrency)))
+    return RateResult(concurrency, made, items, time.perf_counter() - start, failures)

@@ -1,0 +1,279 @@
+"""Tables, targets and charts of a baseline report (``bench/baselines.py``): Markdown for
+``bench/README.md`` and the issue, a JSON file of everything, PNGs."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.plots import plot_comparison, plot_load
+
+__all__ = ["STAGE_ROWS", "markdown", "targets", "write_outputs"]
+
+#: Stage rows of the breakdown table, in pipeline order (names from ``stage_times``).
+STAGE_ROWS = (
+    "intent", "routing", "scope", "encode", "ann", "tier1", "supplement", "rrf+injection",
+    "backfill", "tier2", "assembly", "stages (critical path)", "outside stages",
+    "total (client)",
+)
+
+
+def _compared(report: Mapping[str, Any]) -> tuple[int, ...]:
+    """The comparison concurrencies the run used (default 1 and 16)."""
+    return tuple((report.get("settings") or {}).get("compare_concurrencies") or (1, 16))
+
+
+def _closed(levels: Sequence[Mapping[str, Any]], concurrency: int) -> Mapping[str, Any] | None:
+    return next((lv for lv in levels if lv.get("mode") == "closed"
+                 and lv.get("concurrency") == concurrency), None)
+
+
+def _number(value: Any, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def _batch_means(level: Mapping[str, Any]) -> str:
+    batches = level.get("batches") or {}
+    parts = []
+    for name, stats in batches.items():
+        if isinstance(stats, Mapping) and "mean_items" in stats:
+            requests = stats.get("requests_histogram") or {}
+            counted = sum(int(v) for v in requests.values())
+            per_batch = (sum(int(k) * int(v) for k, v in requests.items()) / counted
+                         if counted else 0.0)
+            parts.append(f"{name} {stats['mean_items']:.1f} items / {per_batch:.1f} req")
+    return "; ".join(parts) or "-"
+
+
+def _level_row(name: str, level: Mapping[str, Any]) -> str:
+    summary = level["summary"]
+    return (f"| {name} | {summary['requests']} | {_number(summary['throughput_rps'], 2)} | "
+            f"{_number(summary['p50_ms'], 0)} | {_number(summary['p90_ms'], 0)} | "
+            f"{_number(summary['p99_ms'], 0)} | {_number(summary['max_ms'], 0)} | "
+            f"{_number(100 * (summary['error_rate'] or 0.0), 1)} | {_degraded(level)} | "
+            f"{_batch_means(level)} |")
+
+
+def _degraded(level: Mapping[str, Any]) -> str:
+    counts = level.get("degraded_stages") or {}
+    return ", ".join(f"{name} {count}" for name, count in sorted(counts.items())) or "0"
+
+
+LEVEL_HEADER = (
+    "| level | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | errors % | "
+    "degraded stages | mean batch per forward (items / requests) |\n" + "|---" * 10 + "|"
+)
+
+
+def _load_table(report: Mapping[str, Any]) -> list[str]:
+    on = (report.get("service") or {}).get("batching on")
+    if not on:
+        return []
+    lines = ["### /v1/search load, batching on (closed loop by concurrency; open loop by rate)",
+             "", LEVEL_HEADER]
+    for level in on["levels"]:
+        name = (f"c={level['concurrency']}" if level["mode"] == "closed"
+                else f"rate={level['rate_rps']:g}/s")
+        lines.append(_level_row(name, level))
+    return [*lines, ""]
+
+
+def _variants_table(report: Mapping[str, Any]) -> list[str]:
+    service = report.get("service") or {}
+    in_process = report.get("in_process") or []
+    if not service and not in_process:
+        return []
+    lines = ["### Variants at the comparison concurrencies", "",
+             LEVEL_HEADER.replace("| level |", "| variant, level |")]
+    for concurrency in _compared(report):
+        level = _closed(in_process, concurrency)
+        if level:
+            lines.append(_level_row(f"in-process, no Serve, c={concurrency}", level))
+        for name, result in service.items():
+            level = _closed(result["levels"], concurrency)
+            if level:
+                lines.append(_level_row(f"{name}, c={concurrency}", level))
+    return [*lines, ""]
+
+
+def _encoder_table(report: Mapping[str, Any]) -> list[str]:
+    rows = report.get("encoders") or []
+    if not rows:
+        return []
+    lines = ["### Model deployments: served (handle, one call per text / per request's "
+             "pairs) against the in-process batched limit", "",
+             "| deployment | setting | concurrency | served | limit | served/limit | "
+             "mean batch | unit | threads served / limit |", "|---" * 9 + "|"]
+    for row in rows:
+        lines.append(
+            f"| {row['deployment']} | {row['label']} | {row['concurrency']} | "
+            f"{_number(row['served_rate'])} | {_number(row['limit_rate'])} | "
+            f"{_number(row['ratio'], 2)} | {_number(row['mean_batch_items'])} | {row['unit']} | "
+            f"{row['served_threads']} / {row['limit_threads']} |")
+    return [*lines, ""]
+
+
+def _infinity_table(report: Mapping[str, Any]) -> list[str]:
+    infinity = report.get("infinity") or {}
+    ours = infinity.get("ours_over_http") or []
+    lines = ["### MiniLM over HTTP (`POST /embeddings`, one text per request): infinity-emb "
+             "against our EncoderDeployment (behind a bench HTTP front)", ""]
+    if "skipped" in infinity:
+        lines += [f"infinity-emb not measured: {infinity['skipped']}", ""]
+    theirs = {row["concurrency"]: row for row in infinity.get("rows", [])}
+    if not ours and not theirs:
+        return [*lines, ""] if "skipped" in infinity else []
+    lines += ["| server | setting | concurrency | texts/s | ours / infinity |",
+              "|---|---|---|---|---|"]
+    for row in infinity.get("rows", []):
+        lines.append(f"| infinity-emb 0.0.78 | torch, batch {infinity.get('batch_size')} | "
+                     f"{row['concurrency']} | {_number(row['texts_per_s'])} | |")
+    for row in ours:
+        peer = theirs.get(row["concurrency"])
+        ratio = row["texts_per_s"] / peer["texts_per_s"] if peer and peer["texts_per_s"] else None
+        lines.append(f"| ours (Serve) | {row['setting']} | {row['concurrency']} | "
+                     f"{_number(row['texts_per_s'])} | {_number(ratio, 2)} |")
+    return [*lines, ""]
+
+
+def _stage_table(report: Mapping[str, Any]) -> list[str]:
+    columns: list[tuple[str, Mapping[str, Any]]] = []
+    in_process = report.get("in_process") or []
+    on = ((report.get("service") or {}).get("batching on") or {}).get("levels", [])
+    for concurrency in _compared(report):
+        for name, levels in (("in-process", in_process), ("served", on)):
+            level = _closed(levels, concurrency)
+            if level and level.get("stages"):
+                columns.append((f"{name} c={concurrency}", level["stages"]))
+    if not columns:
+        return []
+    lines = ["### Stage times from the response traces (p50 ms; mean in brackets)", "",
+             "| stage | " + " | ".join(name for name, _ in columns) + " |",
+             "|---|" + "---|" * len(columns)]
+    names = [n for n in STAGE_ROWS if any(n in stages for _, stages in columns)]
+    names += sorted({n for _, stages in columns for n in stages
+                     if n.startswith("plan:") and n not in names})
+    for name in names:
+        cells = []
+        for _, stages in columns:
+            stats = stages.get(name)
+            cells.append(f"{_number(stats['p50_ms'])} ({_number(stats['mean_ms'])})"
+                         if stats else "-")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def targets(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The issue's four targets: value, threshold, met, and a one-line text each."""
+    results: list[dict[str, Any]] = []
+    service = report.get("service") or {}
+
+    def add(name: str, value: float | None, threshold: float, met: bool | None, text: str
+            ) -> None:
+        results.append({"target": name, "value": value, "threshold": threshold, "met": met,
+                        "text": f"[{'MET' if met else 'MISSED' if met is False else 'n/a'}] "
+                                f"{text}"})
+
+    on = _closed((service.get("batching on") or {}).get("levels", []), 16)
+    for off_name in ("batching off", "per-request batches"):
+        off = _closed((service.get(off_name) or {}).get("levels", []), 16)
+        if on and off:
+            ratio = on["summary"]["throughput_rps"] / max(off["summary"]["throughput_rps"], 1e-9)
+            p99_ok = on["summary"]["p99_ms"] <= off["summary"]["p99_ms"]
+            add(f"batching on vs {off_name} at c=16", ratio, 2.0, ratio >= 2.0 and p99_ok,
+                f"batching on / {off_name} at c=16: {ratio:.2f}x throughput (target >= 2x), "
+                f"p99 {on['summary']['p99_ms']:.0f} vs {off['summary']['p99_ms']:.0f} ms "
+                f"({'not worse' if p99_ok else 'worse'}); degraded stages "
+                f"{_degraded(on)} vs {_degraded(off)}")
+    for row in report.get("encoders") or []:
+        if row["concurrency"] == 32:
+            add(f"served/limit {row['deployment']} ({row['label']})", row["ratio"], 0.8,
+                row["ratio"] >= 0.8,
+                f"{row['deployment']} ({row['label']}) at c=32: served {row['served_rate']:.1f}"
+                f" / limit {row['limit_rate']:.1f} {row['unit']} = {row['ratio']:.2f} "
+                f"(target >= 0.8)")
+    infinity = report.get("infinity") or {}
+    theirs = {row["concurrency"]: row["texts_per_s"] for row in infinity.get("rows", [])}
+    for row in infinity.get("ours_over_http") or []:
+        peer = theirs.get(row["concurrency"])
+        if peer and row["concurrency"] == max(theirs):
+            ratio = row["texts_per_s"] / peer
+            add(f"ours vs infinity-emb ({row['setting']})", ratio, 1.0, ratio >= 1.0,
+                f"our MiniLM deployment ({row['setting']}) / infinity-emb at "
+                f"c={row['concurrency']}: {row['texts_per_s']:.1f} / {peer:.1f} texts/s = "
+                f"{ratio:.2f} (target >= 1.0)")
+    served_one = _closed((service.get("batching on") or {}).get("levels", []), 1)
+    local_one = _closed(report.get("in_process") or [], 1)
+    if served_one and local_one:
+        overhead = served_one["summary"]["p50_ms"] - local_one["summary"]["p50_ms"]
+        outside = (served_one.get("stages") or {}).get("outside stages", {}).get("p50_ms")
+        add("serving overhead at c=1", overhead, 30.0, overhead < 30.0,
+            f"/v1/search c=1 p50 {served_one['summary']['p50_ms']:.0f} ms served - "
+            f"{local_one['summary']['p50_ms']:.0f} ms in-process = {overhead:.0f} ms "
+            f"(target < 30); time outside the traced stages p50 {_number(outside)} ms")
+    return results
+
+
+def markdown(report: Mapping[str, Any]) -> str:
+    """The report as Markdown: environment, targets, then every table."""
+    environment = report.get("environment") or {}
+    lines = [f"## Baselines measured {environment.get('started', '')}", "",
+             f"- machine: {environment.get('cpus')} CPUs, torch {environment.get('torch')} "
+             f"({environment.get('torch_threads')} threads in the driver); load average "
+             f"(1, 5, 15 min) at start {environment.get('load_average_at_start')}, at end "
+             f"{environment.get('load_average_at_end')}",
+             f"- queries: {_query_note(report)}", "", "### Targets", ""]
+    lines += [f"- {item['text']}" for item in targets(report)] or ["- (no target measured)"]
+    lines.append("")
+    for table in (_load_table, _variants_table, _stage_table, _encoder_table, _infinity_table):
+        lines += table(report)
+    lines += [f"- {note}" for note in report.get("notes") or []]
+    return "\n".join(lines)
+
+
+def _query_note(report: Mapping[str, Any]) -> str:
+    for result in (report.get("service") or {}).values():
+        queries = result.get("queries") or {}
+        return f"{queries.get('sets')}, {queries.get('unique_suffix')}"
+    return "see settings"
+
+
+def write_outputs(report: Mapping[str, Any], out_dir: Path) -> dict[str, Path]:
+    """``baselines-<time>.json`` / ``.md`` and the PNGs (load by concurrency with batching
+    on; throughput per variant; served/limit per deployment); their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / f"baselines-{time.strftime('%Y%m%d-%H%M%S')}"
+    paths = {"json": stem.with_suffix(".json"), "markdown": stem.with_suffix(".md")}
+    paths["json"].write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
+    paths["markdown"].write_text(markdown(report), encoding="utf-8")
+    service = report.get("service") or {}
+    if (service.get("batching on") or {}).get("levels"):
+        paths["load_png"] = plot_load(service["batching on"], Path(f"{stem}-load.png"))
+    groups: dict[str, dict[str, float]] = {}
+    for level in report.get("in_process") or []:
+        groups.setdefault("in-process", {})[f"c={level['concurrency']}"] = (
+            level["summary"]["throughput_rps"])
+    for name, result in service.items():
+        for level in result["levels"]:
+            if level["mode"] == "closed" and level["concurrency"] in _compared(report):
+                groups.setdefault(name, {})[f"c={level['concurrency']}"] = (
+                    level["summary"]["throughput_rps"])
+    if groups:
+        paths["variants_png"] = plot_comparison(groups, Path(f"{stem}-variants.png"),
+                                                "/v1/search throughput by variant",
+                                                "requests/s")
+    ratios: dict[str, dict[str, float]] = {}
+    for row in report.get("encoders") or []:
+        ratios.setdefault(f"{row['deployment']}\n{row['label']}", {})[
+            f"c={row['concurrency']}"] = row["ratio"]
+    if ratios:
+        paths["encoders_png"] = plot_comparison(ratios, Path(f"{stem}-encoders.png"),
+                                                "served / in-process batched limit",
+                                                "ratio")
+    return paths

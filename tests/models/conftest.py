@@ -71,7 +71,9 @@ def make_profile(tiny_root: Path, hub_cache: Path) -> ProfileFactory:
 
     def factory(**fields: Any) -> ModelProfile:
         base: dict[str, Any] = {
-            "device": "cpu", "hf_cache_dir": hub_cache, "onnx_cache_dir": tiny_root / "onnx",
+            "device": "cpu",
+            "hf_cache_dir": hub_cache,
+            "onnx_cache_dir": tiny_root / "onnx",
         }
         return ModelProfile(**{**base, **fields})
 
@@ -101,4 +103,3 @@ def rxnfp_encoder(offline_profile: ModelProfile) -> Any:
 def minilm_scorer(offline_profile: ModelProfile) -> Any:
     """The default profile's ``medcpt-rerank`` role (bi-encoder scorer over MiniLM)."""
     return load_cross_encoder(offline_profile.spec("medcpt-rerank"), offline_profile)
-

@@ -10,7 +10,11 @@ from models.specs import EncoderSpec, ModelProfile
 from tests.models.tiny_models import HIDDEN
 
 __all__ = [
-    "DEFAULT_PROFILE", "PRODUCTION_PROFILE", "REPOSITORY", "ProfileFactory", "tiny_text_spec",
+    "DEFAULT_PROFILE",
+    "PRODUCTION_PROFILE",
+    "REPOSITORY",
+    "ProfileFactory",
+    "tiny_text_spec",
 ]
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -24,7 +28,11 @@ ProfileFactory = Callable[..., ModelProfile]
 def tiny_text_spec(source: str | Path, **fields: Any) -> EncoderSpec:
     """An ``hf-text`` spec over a tiny model (32-d, mean pooling unless overridden)."""
     base: dict[str, Any] = {
-        "role": "pubmedbert", "family": "hf-text", "source": str(source),
-        "dimension": HIDDEN, "pooling": "mean", "max_tokens": 512,
+        "role": "pubmedbert",
+        "family": "hf-text",
+        "source": str(source),
+        "dimension": HIDDEN,
+        "pooling": "mean",
+        "max_tokens": 512,
     }
     return EncoderSpec(**{**base, **fields})

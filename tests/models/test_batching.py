@@ -23,8 +23,9 @@ LENGTHS = [5, 40, 3, 17, 40, 9, 1, 22]
 class TestPlanSubBatches:
     @pytest.mark.parametrize("sort_by_length", [True, False])
     def test_every_row_appears_once(self, sort_by_length: bool) -> None:
-        limits = BatchLimits(max_batch_size=3, max_tokens_per_forward=60,
-                             sort_by_length=sort_by_length)
+        limits = BatchLimits(
+            max_batch_size=3, max_tokens_per_forward=60, sort_by_length=sort_by_length
+        )
         plan = plan_sub_batches(LENGTHS, limits)
         assert sorted(index for batch in plan for index in batch) == list(range(len(LENGTHS)))
 
@@ -45,8 +46,10 @@ class TestPlanSubBatches:
 
 
 def test_pad_rows_pads_right_with_pad_id_and_zero_mask() -> None:
-    rows = [{"input_ids": [101, 7, 102], "attention_mask": [1, 1, 1]},
-            {"input_ids": [101, 102], "attention_mask": [1, 1]}]
+    rows = [
+        {"input_ids": [101, 7, 102], "attention_mask": [1, 1, 1]},
+        {"input_ids": [101, 102], "attention_mask": [1, 1]},
+    ]
     arrays = pad_rows(rows, ["input_ids", "attention_mask"], pad_token_id=9)
     assert arrays["input_ids"].tolist() == [[101, 7, 102], [101, 102, 9]]
     assert arrays["attention_mask"].tolist() == [[1, 1, 1], [1, 1, 0]]
@@ -54,14 +57,20 @@ def test_pad_rows_pads_right_with_pad_id_and_zero_mask() -> None:
 
 
 def test_run_in_sub_batches_returns_outputs_in_input_order() -> None:
-    rows = [{"input_ids": list(range(length)), "attention_mask": [1] * length}
-            for length in LENGTHS]
+    rows = [
+        {"input_ids": list(range(length)), "attention_mask": [1] * length} for length in LENGTHS
+    ]
 
     def lengths_forward(arrays: Mapping[str, np.ndarray]) -> np.ndarray:
         return arrays["attention_mask"].sum(axis=1).astype(np.float32)
 
-    output = run_in_sub_batches(rows, ["input_ids", "attention_mask"], 0, lengths_forward,
-                                BatchLimits(max_batch_size=3, max_tokens_per_forward=50))
+    output = run_in_sub_batches(
+        rows,
+        ["input_ids", "attention_mask"],
+        0,
+        lengths_forward,
+        BatchLimits(max_batch_size=3, max_tokens_per_forward=50),
+    )
     assert output.tolist() == LENGTHS
     assert output.dtype == np.float32
 

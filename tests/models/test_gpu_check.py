@@ -19,8 +19,17 @@ def test_quick_run_prints_one_table_and_passes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     measurements = tmp_path / "measured.json"
-    code = gpu_check.main(["--quick", "--families", "hf-text,cross-encoder", "--budget-s", "60",
-                           "--measurements-out", str(measurements)])
+    code = gpu_check.main(
+        [
+            "--quick",
+            "--families",
+            "hf-text,cross-encoder",
+            "--budget-s",
+            "60",
+            "--measurements-out",
+            str(measurements),
+        ]
+    )
     output = capsys.readouterr().out
     assert code == 0, output
     lines = output.splitlines()

@@ -40,8 +40,13 @@ BAD_IMAGES = [b"", b"not an image at all", IMAGES[0][:40]]
 
 @pytest.fixture(scope="module")
 def clip_encoder(tiny_clip_folder: Path, make_profile: ProfileFactory) -> OpenClipEncoder:
-    spec = EncoderSpec(role="biomedclip", family="open-clip", source=str(tiny_clip_folder),
-                       dimension=CLIP_DIMENSION, modality="image")
+    spec = EncoderSpec(
+        role="biomedclip",
+        family="open-clip",
+        source=str(tiny_clip_folder),
+        dimension=CLIP_DIMENSION,
+        modality="image",
+    )
     loaded = load_encoder(spec, make_profile(max_batch_size=2))
     assert isinstance(loaded, OpenClipEncoder)
     return loaded
@@ -49,8 +54,13 @@ def clip_encoder(tiny_clip_folder: Path, make_profile: ProfileFactory) -> OpenCl
 
 @pytest.fixture(scope="module")
 def vit_encoder(tiny_vit_folder: Path, make_profile: ProfileFactory) -> TimmImageEncoder:
-    spec = EncoderSpec(role="uni2", family="timm", source=str(tiny_vit_folder),
-                       dimension=TIMM_DIMENSION, modality="image")
+    spec = EncoderSpec(
+        role="uni2",
+        family="timm",
+        source=str(tiny_vit_folder),
+        dimension=TIMM_DIMENSION,
+        modality="image",
+    )
     loaded = load_encoder(spec, make_profile(max_batch_size=2))
     assert isinstance(loaded, TimmImageEncoder)
     return loaded
@@ -94,8 +104,13 @@ class TestOpenClipEncoder:
     def test_uncached_text_tower_is_named(
         self, tiny_clip_folder: Path, make_profile: ProfileFactory, tmp_path: Path
     ) -> None:
-        spec = EncoderSpec(role="biomedclip", family="open-clip", source=str(tiny_clip_folder),
-                           dimension=CLIP_DIMENSION, modality="image")
+        spec = EncoderSpec(
+            role="biomedclip",
+            family="open-clip",
+            source=str(tiny_clip_folder),
+            dimension=CLIP_DIMENSION,
+            modality="image",
+        )
         with pytest.raises(ModelNotAvailableError, match="text tower 'tiny-org/tiny-bert'"):
             load_encoder(spec, make_profile(hf_cache_dir=tmp_path))
 
@@ -130,7 +145,10 @@ class TestTimmImageEncoder:
             {"mlp_layer": "timm.layers.SwiGLUPacked", "act_layer": "torch.nn.SiLU", "depth": 2},
             spec,
         )
-        assert resolved == {"mlp_layer": timm.layers.SwiGLUPacked, "act_layer": torch.nn.SiLU,
-                            "depth": 2}
+        assert resolved == {
+            "mlp_layer": timm.layers.SwiGLUPacked,
+            "act_layer": torch.nn.SiLU,
+            "depth": 2,
+        }
         with pytest.raises(ModelNotAvailableError):
             resolve_layer_references({"act_layer": "os.system"}, spec)

@@ -47,11 +47,10 @@ def test_embedding_role_is_not_a_scorer(offline_profile: ModelProfile) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("role", ["pubmedbert", "medcpt-query", "medcpt-article", "molformer",
-                                  "medcpt-rerank"])
-def test_default_profile_loads_every_enabled_role(
-    role: str, offline_profile: ModelProfile
-) -> None:
+@pytest.mark.parametrize(
+    "role", ["pubmedbert", "medcpt-query", "medcpt-article", "molformer", "medcpt-rerank"]
+)
+def test_default_profile_loads_every_enabled_role(role: str, offline_profile: ModelProfile) -> None:
     model = load_role(role, offline_profile)
     spec = offline_profile.roles[role]
     if spec.is_scorer:

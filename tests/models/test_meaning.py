@@ -33,11 +33,13 @@ def approved_drug_smiles(names: list[str], path: Path = CHEMBL) -> dict[str, str
 
 
 def test_minilm_puts_gefitinib_near_erlotinib_not_insulin(minilm_encoder: Any) -> None:
-    query, erlotinib, insulin = minilm_encoder.encode([
-        "gefitinib EGFR inhibitor",
-        "Erlotinib is an EGFR tyrosine kinase inhibitor used for non-small cell lung cancer.",
-        "Insulin glargine is a long-acting insulin that lowers blood glucose in diabetes.",
-    ])
+    query, erlotinib, insulin = minilm_encoder.encode(
+        [
+            "gefitinib EGFR inhibitor",
+            "Erlotinib is an EGFR tyrosine kinase inhibitor used for non-small cell lung cancer.",
+            "Insulin glargine is a long-acting insulin that lowers blood glucose in diabetes.",
+        ]
+    )
     assert float(query @ erlotinib) > float(query @ insulin) + 0.1
 
 

@@ -51,8 +51,12 @@ def test_title_pairs_onnx_equals_torch(
 def test_cross_encoder_onnx_equals_torch(
     tiny_cross_encoder_folder: Path, make_profile: ProfileFactory
 ) -> None:
-    spec = EncoderSpec(role="medcpt-rerank", family="cross-encoder",
-                       source=str(tiny_cross_encoder_folder), max_tokens=512)
+    spec = EncoderSpec(
+        role="medcpt-rerank",
+        family="cross-encoder",
+        source=str(tiny_cross_encoder_folder),
+        max_tokens=512,
+    )
     torch_scores = load_cross_encoder(spec, make_profile()).score("egfr inhibitor", TEXTS)
     onnx_scorer = load_cross_encoder(spec, make_profile(runtime="onnx"))
     assert isinstance(onnx_scorer.forward, OnnxForward)

@@ -32,8 +32,13 @@ SMILES = [
 
 def smiles_spec(source: Path, **fields: object) -> EncoderSpec:
     base: dict[str, object] = {
-        "role": "molformer", "family": "smiles-bert", "source": str(source),
-        "dimension": HIDDEN, "pooling": "cls", "max_tokens": 512, "modality": "smiles",
+        "role": "molformer",
+        "family": "smiles-bert",
+        "source": str(source),
+        "dimension": HIDDEN,
+        "pooling": "cls",
+        "max_tokens": 512,
+        "modality": "smiles",
     }
     return EncoderSpec(**{**base, **fields})
 
@@ -94,8 +99,9 @@ class TestSmilesBertEncoder:
     def test_error_policy_raises(
         self, tiny_smiles_folder: Path, make_profile: ProfileFactory
     ) -> None:
-        strict = load_encoder(smiles_spec(tiny_smiles_folder, invalid_smiles="error"),
-                              make_profile())
+        strict = load_encoder(
+            smiles_spec(tiny_smiles_folder, invalid_smiles="error"), make_profile()
+        )
         with pytest.raises(ModelInputError):
             strict.encode([ASPIRIN, "C1CC("])
 
@@ -118,16 +124,27 @@ class TestMolformerFamily:
     def test_needs_trust_remote_code(
         self, tiny_bert_folder: Path, make_profile: ProfileFactory
     ) -> None:
-        spec = EncoderSpec(role="molformer", family="molformer", source=str(tiny_bert_folder),
-                           dimension=HIDDEN, modality="smiles")
+        spec = EncoderSpec(
+            role="molformer",
+            family="molformer",
+            source=str(tiny_bert_folder),
+            dimension=HIDDEN,
+            modality="smiles",
+        )
         with pytest.raises(ModelNotAvailableError, match="trust_remote_code"):
             load_encoder(spec, make_profile())
 
     def test_loads_through_auto_classes_with_mean_pooling_and_canonical_smiles(
         self, tiny_bert_folder: Path, make_profile: ProfileFactory
     ) -> None:
-        spec = EncoderSpec(role="molformer", family="molformer", source=str(tiny_bert_folder),
-                           dimension=HIDDEN, modality="smiles", trust_remote_code=True)
+        spec = EncoderSpec(
+            role="molformer",
+            family="molformer",
+            source=str(tiny_bert_folder),
+            dimension=HIDDEN,
+            modality="smiles",
+            trust_remote_code=True,
+        )
         encoder = load_encoder(spec, make_profile())
         vectors = encoder.encode([ASPIRIN, ASPIRIN_KEKULE, "gefitinib"])
         assert vectors.shape == (3, HIDDEN)

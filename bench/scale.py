@@ -220,6 +220,7 @@ async def run_store(
             )
         result.index_s = time.perf_counter() - started
         print(f"  {store_name}: searching", file=sys.stderr, flush=True)
+        load_before = os.getloadavg()[0]
         for query in queries[: min(10, len(queries))]:  # warm-up
             await store.search_dense(COLLECTION, query, settings.top_k)
         for number, query in enumerate(queries):
@@ -239,6 +240,10 @@ async def run_store(
         await asyncio.to_thread(
             _raw_searches, store, index, queries, query_documents, settings, raw
         )
+        # The machine's 1-minute load average around the searches: latencies on a shared
+        # machine mean little without it.
+        load = f"load average {load_before:.1f} -> {os.getloadavg()[0]:.1f} while searching"
+        result.note = f"{result.note}; {load}" if result.note else load
         await store.drop_collection(COLLECTION)
     finally:
         await store.close()

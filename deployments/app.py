@@ -105,6 +105,7 @@ def build_application(
         num_replicas=serve.ingress_replicas,
         max_ongoing_requests=serve.ingress_max_ongoing_requests,
         max_queued_requests=serve.ingress_max_queued_requests,
+        backpressure_config={"status_code": 503, "retry_after_s": serve.retry_after_s},
         ray_actor_options={"num_cpus": 0.25},
     ).bind(dict(config_data), dict(endpoints), encoders, cross, images)
 

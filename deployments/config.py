@@ -76,6 +76,8 @@ class ServeSettings(_Settings):
     ingress_max_ongoing_requests: int = Field(64, ge=1)
     ingress_max_queued_requests: int = Field(128, ge=-1)
     request_timeout_s: float = Field(30.0, gt=0)
+    #: Retry-After (s) on the fast 503 an overloaded ingress answers (Ray backpressure).
+    retry_after_s: float = Field(1.0, ge=0)
     max_image_bytes: int = Field(10 * 1024 * 1024, ge=1)
     encoder: DeploymentSettings = Field(default_factory=DeploymentSettings)
     cross_encoder: DeploymentSettings = Field(

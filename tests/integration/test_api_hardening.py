@@ -6,7 +6,6 @@ never sees another knowledge base's chunks."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -16,13 +15,10 @@ from hypothesis import strategies as st
 
 from deployments.api import create_app
 from deployments.config import config_from_data, load_config_data
-from deployments.ingest import document_roles, run_ingest
 from deployments.inprocess import local_model_ports
-from deployments.local import load_local_models
 from deployments.service import SearchService
-from deployments.stores import StoreEndpoints, open_stores
-from pipeline.vocabulary import default_vocabulary
-from tests.support.slices import demo_slice
+from deployments.stores import StoreEndpoints
+from tests.support.slices import ingest_slice
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -69,18 +65,11 @@ async def service(config_data, endpoints):
     """Two knowledge bases (alpha: Tagrisso, Iressa; beta: Lynparza, Xarelto) and the
     service over them."""
     config = config_from_data(config_data)
-    encoders = dict(load_local_models(config.models, document_roles(config)).encoders)
-    vocabulary = default_vocabulary()
-    async with open_stores(endpoints, config.stores) as (store, registry):
-        for kb, products in (("alpha", ("tagrisso", "iressa")), ("beta", ("lynparza", "xarelto"))):
-            records = [  # document ids unique per kb
-                replace(record, document_id=f"{kb}-{record.document_id}")
-                for record in demo_slice(vocabulary, products=products, compounds=())
-            ]
-            report = await run_ingest(
-                config, records, kb, store, registry, encoders, progress=False
-            )
-            assert report.documents_written == len(products), report.as_dict()
+    for kb, products in (("alpha", ("tagrisso", "iressa")), ("beta", ("lynparza", "xarelto"))):
+        report = await ingest_slice(
+            config, endpoints, kb, products, compounds=(), id_prefix=f"{kb}-"
+        )
+        assert report.documents_written == len(products), report.as_dict()
     ports, _models = local_model_ports(config)
     opened = SearchService(config, endpoints, ports)
     await opened.start()

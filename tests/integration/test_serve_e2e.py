@@ -9,20 +9,36 @@ import httpx
 import pytest
 
 from deployments.config import config_from_data, load_config_data
-from deployments.ingest import document_roles, run_ingest
-from deployments.local import load_local_models
 from deployments.serve_cli import wait_ready
-from deployments.stores import StoreEndpoints, open_stores
-from pipeline.vocabulary import default_vocabulary
+from deployments.stores import StoreEndpoints
 from tests.support.faulty import FailingCrossEncoder, StoppedEncoder
-from tests.support.slices import demo_slice
+from tests.support.slices import ingest_slice
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-STAGES = {"intent", "routing", "plan:biomed_text", "plan:chemical", "supplement", "rrf",
-          "injection", "tier2", "assembly"}
-DRUGS = ["osimertinib", "gefitinib", "olaparib", "rivaroxaban", "cabozantinib", "Tagrisso",
-         "Iressa", "Lynparza", "Xarelto", "Cabometyx"]
+STAGES = {
+    "intent",
+    "routing",
+    "plan:biomed_text",
+    "plan:chemical",
+    "supplement",
+    "rrf",
+    "injection",
+    "tier2",
+    "assembly",
+}
+DRUGS = [
+    "osimertinib",
+    "gefitinib",
+    "olaparib",
+    "rivaroxaban",
+    "cabozantinib",
+    "Tagrisso",
+    "Iressa",
+    "Lynparza",
+    "Xarelto",
+    "Cabometyx",
+]
 ASPECTS = ["side effects", "dosage", "warnings", "storage"]
 
 
@@ -33,27 +49,24 @@ def endpoints(milvus_server, postgres_server) -> StoreEndpoints:
 
 @pytest.fixture(scope="module")
 def config_data(tmp_path_factory):
-    return load_config_data("default", data_dir=tmp_path_factory.mktemp("e2e"), overrides={
-        "stores": {"collection_prefix": "e2e_"},
-        "serve": {"encoder": {"num_cpus": 0.5, "max_batch_size": 32,
-                              "batch_wait_timeout_s": 0.02},
-                  "cross_encoder": {"num_cpus": 0.5}},
-    })
+    return load_config_data(
+        "default",
+        data_dir=tmp_path_factory.mktemp("e2e"),
+        overrides={
+            "stores": {"collection_prefix": "e2e_"},
+            "serve": {
+                "encoder": {"num_cpus": 0.5, "max_batch_size": 32, "batch_wait_timeout_s": 0.02},
+                "cross_encoder": {"num_cpus": 0.5},
+            },
+        },
+    )
 
 
 @pytest.fixture(scope="module")
 def corpus(config_data, endpoints):
     """A slice of the demo corpus, ingested once with the in-process runner."""
     config = config_from_data(config_data)
-
-    async def ingest():
-        models = load_local_models(config.models, document_roles(config))
-        async with open_stores(endpoints, config.stores) as (store, registry):
-            records = demo_slice(default_vocabulary())
-            return await run_ingest(config, records, "demo", store, registry,
-                                    dict(models.encoders), progress=False)
-
-    report = asyncio.run(ingest())
+    report = asyncio.run(ingest_slice(config, endpoints, "demo"))
     assert report.documents_written > 0 and not report.failures
     return report
 
@@ -67,10 +80,14 @@ def apps(serve_cluster, config_data, endpoints, corpus):
 
     endpoint_args = {"milvus_uri": endpoints.milvus_uri, "postgres_dsn": endpoints.postgres_dsn}
     serve.run(build_application(config_data, endpoint_args), name="main", route_prefix="/")
-    faulty = build_application(config_data, endpoint_args, overrides={
-        "cross-encoder": FailingCrossEncoder.bind(),
-        "Encoder-molformer": StoppedEncoder.bind(),
-    })
+    faulty = build_application(
+        config_data,
+        endpoint_args,
+        overrides={
+            "cross-encoder": FailingCrossEncoder.bind(),
+            "Encoder-molformer": StoppedEncoder.bind(),
+        },
+    )
     serve.run(faulty, name="faulty", route_prefix="/faulty")
     wait_ready(serve_cluster.url, timeout_s=300)
     yield serve_cluster.url
@@ -110,8 +127,9 @@ def test_smiles_query_routes_to_the_chemical_collection(apps):
 async def test_32_concurrent_requests_succeed_and_batches_form(apps):
     queries = [f"{drug} {aspect}" for drug in DRUGS for aspect in ASPECTS][:32]
     async with httpx.AsyncClient(timeout=180) as client:
-        responses = await asyncio.gather(*(
-            client.post(f"{apps}/v1/search", json={"query": q}) for q in queries))
+        responses = await asyncio.gather(
+            *(client.post(f"{apps}/v1/search", json={"query": q}) for q in queries)
+        )
         stats = (await client.get(f"{apps}/v1/stats")).json()["deployments"]
     assert [r.status_code for r in responses] == [200] * 32
     encoder = stats["Encoder-pubmedbert"]
@@ -134,8 +152,9 @@ def test_stopped_encoder_skips_its_plans_with_a_trace_entry(apps):
     assert chemical["degraded"] is True and "plan_failed" in chemical["decisions"]
     assert "stopped" in chemical["error"]
     assert stage(body, "plan:biomed_text")["degraded"] is False
-    smiles = httpx.post(f"{apps}/faulty/v1/search", timeout=120,
-                        json={"query": "CC(=O)Oc1ccccc1C(=O)O"})
+    smiles = httpx.post(
+        f"{apps}/faulty/v1/search", timeout=120, json={"query": "CC(=O)Oc1ccccc1C(=O)O"}
+    )
     assert smiles.status_code == 503  # its only plan needs the stopped encoder
     assert smiles.json()["error"] == "BackendUnavailable"
 

@@ -128,7 +128,8 @@ def build_app(args: dict[str, str]) -> Application:
     if parsed.postgres_dsn:
         stores["postgres_dsn"] = parsed.postgres_dsn
     data["stores"] = stores
-    endpoints = EmbeddedServers(config_from_data(data)).start()
+    # build_app may run in a short-lived Ray worker: the Lite server must outlive it
+    endpoints = EmbeddedServers(config_from_data(data), stop_at_exit=False).start()
     return build_application(
         data,
         {

@@ -148,7 +148,7 @@ def _plan(args: argparse.Namespace) -> int:
     from deployments.gpu_plan import print_plan
 
     config = _load(args)
-    return print_plan(config, args.gpus, args.mem_gib, args.measurements)
+    return print_plan(config, args.gpus, args.mem_gib, args.measurements, config_path=args.config)
 
 
 _COMMANDS = {

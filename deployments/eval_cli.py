@@ -301,8 +301,9 @@ def run_eval(config: AppConfig, args: argparse.Namespace) -> int:
                 write_reports(partial, Path(args.out), stem)
 
             run = asyncio.run(
-                run_in_process(config, query_set, ablations, options, args.dataset, progress,
-                               checkpoint)
+                run_in_process(
+                    config, query_set, ablations, options, args.dataset, progress, checkpoint
+                )
             )
     except BackendUnavailable as error:
         print(f"biomed-search eval: {error}", file=sys.stderr)

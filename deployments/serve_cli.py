@@ -67,8 +67,9 @@ def start_ray_serve(
     from deployments.app import build_application
 
     if not ray.is_initialized():
-        ray.init(address="local", include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+        ray.init(
+            address="local", include_dashboard=False, log_to_driver=False, configure_logging=False
+        )
     serve.start(http_options={"host": host, "port": port})
     application = build_application(
         config_data,

@@ -32,10 +32,13 @@ class EmbeddedServers:
     """The embedded servers a config needs (none when it names external ones).
 
     ``start()`` returns the endpoints; ``stop()`` stops only servers this object started.
+    ``stop_at_exit=False`` keeps a Milvus Lite server this process starts running after it
+    exits (``build_app`` runs in a short-lived Ray worker).
     """
 
-    def __init__(self, config: AppConfig) -> None:
+    def __init__(self, config: AppConfig, stop_at_exit: bool = True) -> None:
         self.config = config
+        self.stop_at_exit = stop_at_exit
         self.milvus: MilvusLiteServer | None = None
         self.postgres: EmbeddedPostgres | None = None
 
@@ -50,7 +53,7 @@ class EmbeddedServers:
         data_dir = self.config.data_dir
         uri = stores.milvus_uri
         if uri is None:
-            self.milvus = MilvusLiteServer(data_dir).start()
+            self.milvus = MilvusLiteServer(data_dir, stop_at_exit=self.stop_at_exit).start()
             uri = self.milvus.uri
         dsn = stores.postgres_dsn.get_secret_value() if stores.postgres_dsn else None
         if dsn is None:

@@ -68,8 +68,10 @@ T = TypeVar("T")
 
 def _is_missing_collection(error: MilvusException) -> bool:
     message = str(getattr(error, "message", error)).lower()
-    return getattr(error, "code", None) == 100 or "does not exist" in message or (
-        "not found" in message and "collection" in message
+    return (
+        getattr(error, "code", None) == 100
+        or "does not exist" in message
+        or ("not found" in message and "collection" in message)
     )
 
 
@@ -96,6 +98,10 @@ class MilvusVectorStore:
         upsert_batch_rows / upsert_batch_bytes: one upsert request carries at most this
             many rows / about this many bytes of text.
         timeout_s: per-request timeout in seconds.
+        search_consistency: consistency level of searches. ``Strong`` (default) sees every
+            finished upsert; on a Milvus server it waits for the next time tick (about
+            200 ms measured), ``Bounded`` answers in a few ms and may miss writes of the
+            last few seconds.
         flush_after_upsert: flush at the end of every ``upsert`` / ``delete_documents``
             (see :meth:`flush`; about 20 ms for a batch of 64 rows on Lite).
     """
@@ -114,6 +120,7 @@ class MilvusVectorStore:
         upsert_batch_bytes: int = 16 * 1024 * 1024,
         timeout_s: float = 30.0,
         flush_after_upsert: bool = True,
+        search_consistency: str = "Strong",
     ) -> None:
         if max_ids_per_expression < 1 or upsert_batch_rows < 1 or upsert_batch_bytes < 1:
             raise ValueError("batch and expression limits must be >= 1")
@@ -128,6 +135,9 @@ class MilvusVectorStore:
         self.upsert_batch_bytes = upsert_batch_bytes
         self.timeout_s = timeout_s
         self.flush_after_upsert = flush_after_upsert
+        if search_consistency not in ("Strong", "Bounded", "Session", "Eventually"):
+            raise ValueError(f"unknown consistency level {search_consistency!r}")
+        self.search_consistency = search_consistency
         self._sync_client: MilvusClient | None = None
         self._async_clients: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, AsyncMilvusClient
@@ -140,7 +150,10 @@ class MilvusVectorStore:
         client = self._async_clients.get(loop)
         if client is None:
             client = AsyncMilvusClient(
-                uri=self.uri, token=self._token, db_name=self._db_name, timeout=self.timeout_s,
+                uri=self.uri,
+                token=self._token,
+                db_name=self._db_name,
+                timeout=self.timeout_s,
             )
             self._async_clients[loop] = client
         return client
@@ -148,7 +161,10 @@ class MilvusVectorStore:
     def _sync(self) -> MilvusClient:
         if self._sync_client is None:
             self._sync_client = MilvusClient(
-                uri=self.uri, token=self._token, db_name=self._db_name, timeout=self.timeout_s,
+                uri=self.uri,
+                token=self._token,
+                db_name=self._db_name,
+                timeout=self.timeout_s,
             )
         return self._sync_client
 
@@ -185,9 +201,7 @@ class MilvusVectorStore:
         except (TimeoutError, OSError) as error:
             raise BackendUnavailable(f"milvus {operation} on {collection!r}: {error}") from error
 
-    async def _run(
-        self, operation: str, collection: str, call: Callable[[], Awaitable[T]]
-    ) -> T:
+    async def _run(self, operation: str, collection: str, call: Callable[[], Awaitable[T]]) -> T:
         """Run a data-plane call; a collection found released (after a server restart
         Lite reopens every collection released) is loaded and the call retried once."""
         async with self._guard(operation, collection):
@@ -239,11 +253,28 @@ class MilvusVectorStore:
 
             def create() -> None:
                 client = self._sync()
-                if not client.has_collection(physical):
+                if client.has_collection(physical):
+                    return
+                try:
                     client.create_collection(
-                        physical, schema=schema, index_params=index_params,
+                        physical,
+                        schema=schema,
+                        index_params=index_params,
                         consistency_level="Strong",
                     )
+                except MilvusException as error:
+                    # e.g. a Milvus 2.3 server has no BM25 / sparse index: leave nothing
+                    # half-made behind and say what to change
+                    if client.has_collection(physical):
+                        client.drop_collection(physical)
+                    if hybrid:
+                        raise ValueError(
+                            f"this Milvus server cannot create the hybrid (BM25) collection "
+                            f"{name!r}: {error.message}; use Milvus >= 2.5 or turn the lexical "
+                            f"leg off (pipeline.hybrid.lexical_leg: false and the collection "
+                            f"out of pipeline.hybrid.hybrid_text_collections)"
+                        ) from error
+                    raise
 
             async with self._guard("create_collection", name):
                 await asyncio.to_thread(create)
@@ -290,12 +321,16 @@ class MilvusVectorStore:
             collections = await asyncio.wait_for(self.list_collections(), self.timeout_s)
         except Exception as error:
             return {
-                "ok": False, "latency_ms": (time.perf_counter() - started) * 1000,
-                "collections": 0, "error": str(error),
+                "ok": False,
+                "latency_ms": (time.perf_counter() - started) * 1000,
+                "collections": 0,
+                "error": str(error),
             }
         return {
-            "ok": True, "latency_ms": (time.perf_counter() - started) * 1000,
-            "collections": len(collections), "error": None,
+            "ok": True,
+            "latency_ms": (time.perf_counter() - started) * 1000,
+            "collections": len(collections),
+            "error": None,
         }
 
     async def _require(self, collection: str) -> CollectionInfo:
@@ -344,9 +379,7 @@ class MilvusVectorStore:
         if not np.isfinite(array).all():
             raise ValueError(f"vectors for {collection!r} contain NaN or infinite values")
         if lexical_texts is not None and len(lexical_texts) != len(nodes):
-            raise ValueError(
-                f"lexical_texts has {len(lexical_texts)} items for {len(nodes)} nodes"
-            )
+            raise ValueError(f"lexical_texts has {len(lexical_texts)} items for {len(nodes)} nodes")
         rows: dict[str, dict[str, Any]] = {}
         for position, node in enumerate(nodes):
             lexical = lexical_texts[position] if lexical_texts is not None else None
@@ -401,7 +434,8 @@ class MilvusVectorStore:
             expression = in_list("document_id", chunk)
             physical = self.physical_name(collection)
             await self._run(
-                "delete", collection,
+                "delete",
+                collection,
                 lambda: self._client().delete(physical, filter=expression),  # noqa: B023
             )
         if self.flush_after_upsert:
@@ -415,9 +449,13 @@ class MilvusVectorStore:
             return 0
         physical = self.physical_name(collection)
         result = await self._run(
-            "count", collection,
+            "count",
+            collection,
             lambda: self._client().query(
-                physical, filter="", output_fields=["count(*)"], consistency_level="Strong",
+                physical,
+                filter="",
+                output_fields=["count(*)"],
+                consistency_level="Strong",
             ),
         )
         return int(result[0]["count(*)"]) if result else 0
@@ -434,7 +472,8 @@ class MilvusVectorStore:
             physical = self.physical_name(collection)
             fields = output_fields(info.hybrid, with_vectors)
             entities = await self._run(
-                "get", collection,
+                "get",
+                collection,
                 lambda: self._client().get(physical, ids=chunk, output_fields=fields),  # noqa: B023
             )
             for entity in entities:
@@ -461,10 +500,17 @@ class MilvusVectorStore:
 
         async def one(expression: str | None) -> Any:
             return await self._run(
-                "search", collection,
+                "search",
+                collection,
                 lambda: self._client().search(
-                    physical, data=data, anns_field=anns_field, limit=top_k,
-                    filter=expression or "", output_fields=fields, search_params=search_params,
+                    physical,
+                    data=data,
+                    anns_field=anns_field,
+                    limit=top_k,
+                    filter=expression or "",
+                    output_fields=fields,
+                    search_params=search_params,
+                    consistency_level=self.search_consistency,
                 ),
             )
 
@@ -520,8 +566,14 @@ class MilvusVectorStore:
                 f"got shape {np.shape(vector)}"
             )
         hits = await self._search(
-            collection, info, [query.tolist()], DENSE_FIELD,
-            self.index.search_params_for(top_k), top_k, scope, with_vectors,
+            collection,
+            info,
+            [query.tolist()],
+            DENSE_FIELD,
+            self.index.search_params_for(top_k),
+            top_k,
+            scope,
+            with_vectors,
         )
         return self._ranked(collection, hits, top_k, with_vectors, dense=True)
 
@@ -549,7 +601,13 @@ class MilvusVectorStore:
         if info is None or not info.hybrid or not text:
             return []
         hits = await self._search(
-            collection, info, [text], SPARSE_FIELD, {"metric_type": "BM25"}, top_k, scope,
+            collection,
+            info,
+            [text],
+            SPARSE_FIELD,
+            {"metric_type": "BM25"},
+            top_k,
+            scope,
             with_vectors,
         )
         return self._ranked(collection, hits, top_k, with_vectors, dense=False)
@@ -571,7 +629,9 @@ class MilvusVectorStore:
         ordered = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:top_k]
         return [
             NodeWithScore(
-                node=entity_to_node(entity, with_vectors), score=score, collection=collection,
+                node=entity_to_node(entity, with_vectors),
+                score=score,
+                collection=collection,
                 vector_similarity=score if dense else None,
             )
             for _, (score, entity) in ordered

@@ -42,15 +42,17 @@ def _vectors() -> np.ndarray:
 async def _checks(uri: str) -> dict[str, Any]:
     from pymilvus import MilvusClient
 
-    from pipeline.errors import BackendUnavailable
     from pipeline.schema import Node, ScopeFilter
     from pipeline.stores.milvus import DenseIndex, MilvusVectorStore
 
     result: dict[str, Any] = {}
     vectors = _vectors()
     nodes = [
-        Node(node_id=f"chunk-{i}", text=f"chunk {i}",
-             metadata={"document_id": f"doc-{i % DOCUMENTS}", "kb_name": "kb"})
+        Node(
+            node_id=f"chunk-{i}",
+            text=f"chunk {i}",
+            metadata={"document_id": f"doc-{i % DOCUMENTS}", "kb_name": "kb"},
+        )
         for i in range(ROWS)
     ]
     async with MilvusVectorStore(uri, index=DenseIndex.hnsw(), collection_prefix="it_") as store:
@@ -76,8 +78,8 @@ async def _checks(uri: str) -> dict[str, Any]:
         try:
             await store.ensure_collection("hybrid", DIMENSION, hybrid=True)
             result["hybrid"] = "created"
-        except BackendUnavailable as error:
-            result["hybrid"] = f"BackendUnavailable: {error}"
+        except ValueError as error:
+            result["hybrid"] = f"ValueError: {error}"
         result["hybrid_left_behind"] = client.has_collection(store.physical_name("hybrid"))
         await store.drop_collection("hybrid")
         await store.drop_collection("dense")
@@ -118,7 +120,10 @@ def client_result(milvus_standalone: MilvusStandalone) -> dict[str, Any]:
     )
     completed = subprocess.run(
         milvus_standalone.client_command([sys.executable, "-c", code, milvus_standalone.uri]),
-        cwd=REPO, capture_output=True, text=True, timeout=240,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=240,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
@@ -154,7 +159,9 @@ class TestMilvusServer23:
         assert client_result["filtered_documents"] == ["doc-3", "doc-7"]
         assert client_result["filtered_hits"] == 2 * ROWS // DOCUMENTS
 
-    def test_hybrid_collection_is_refused_with_backend_unavailable(
+    def test_hybrid_collection_is_refused_with_a_clear_error_and_nothing_left(
         self, client_result: dict[str, Any]
     ) -> None:
-        assert client_result["hybrid"].startswith("BackendUnavailable: milvus create_collection")
+        assert client_result["hybrid"].startswith("ValueError: this Milvus server cannot create")
+        assert "lexical_leg" in client_result["hybrid"]
+        assert client_result["hybrid_left_behind"] is False

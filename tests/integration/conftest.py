@@ -114,9 +114,19 @@ def serve_cluster() -> Iterator[ServeCluster]:
     from pipeline.stores.embedded import find_free_port
 
     port = find_free_port()
-    ray.init(address="local", num_cpus=8, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1",
-                                       "TOKENIZERS_PARALLELISM": "false"}})
+    ray.init(
+        address="local",
+        num_cpus=8,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={
+            "env_vars": {
+                "PYTHONPATH": str(REPO),
+                "HF_HUB_OFFLINE": "1",
+                "TOKENIZERS_PARALLELISM": "false",
+            }
+        },
+    )
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     try:
         yield ServeCluster(url=f"http://127.0.0.1:{port}", port=port)

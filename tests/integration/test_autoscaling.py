@@ -94,8 +94,9 @@ def slow_app(serve_cluster: Any) -> Iterator[Any]:
 
     options = deployment_options(SETTINGS)
     assert "num_replicas" not in options  # autoscaling replaces a fixed count
-    handle = serve.run(_slow_model().options(**options).bind(), name=APP_NAME,
-                       route_prefix=f"/{APP_NAME}")
+    handle = serve.run(
+        _slow_model().options(**options).bind(), name=APP_NAME, route_prefix=f"/{APP_NAME}"
+    )
     try:
         yield handle
     finally:

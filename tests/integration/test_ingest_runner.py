@@ -32,8 +32,13 @@ def encoders(config):
 
 @pytest.fixture(scope="module")
 def records():
-    return list(demo_slice(default_vocabulary(), products=("tagrisso", "iressa"),
-                           compounds=("OSIMERTINIB", "GEFITINIB")))
+    return list(
+        demo_slice(
+            default_vocabulary(),
+            products=("tagrisso", "iressa"),
+            compounds=("OSIMERTINIB", "GEFITINIB"),
+        )
+    )
 
 
 class FailingAfter:
@@ -67,8 +72,13 @@ async def _rows(store, config):
 
 
 def _runner(store, registry, encoders, config):
-    return IngestRunner(store=store, registry=registry, encoders=encoders,
-                        settings=config.pipeline, vocabulary=default_vocabulary())
+    return IngestRunner(
+        store=store,
+        registry=registry,
+        encoders=encoders,
+        settings=config.pipeline,
+        vocabulary=default_vocabulary(),
+    )
 
 
 @pytest.fixture
@@ -112,6 +122,7 @@ async def test_killed_ingest_resumes_with_every_record_exactly_once(
     resumed = await _runner(store, registry, encoders, config).run(records, "drug-kb")
     assert resumed.documents_unchanged > 0  # what was registered before the crash is kept
     assert await _rows(store, config) == expected
-    fetched = await store.fetch("biomed_text", [f"biomed_text:ema-tagrisso#s{i}-c0"
-                                                for i in range(7)])
+    fetched = await store.fetch(
+        "biomed_text", [f"biomed_text:ema-tagrisso#s{i}-c0" for i in range(7)]
+    )
     assert len(fetched) == 7

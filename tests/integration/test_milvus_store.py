@@ -32,8 +32,10 @@ def _unit(rows: int, seed: int) -> np.ndarray:
 
 def _node(index: int, text: str = "", **metadata: Any) -> Node:
     base: dict[str, Any] = {
-        "document_id": f"doc-{index % 5}", "kb_name": "kb-a" if index % 2 else "kb-b",
-        "tags": ["even"] if index % 2 == 0 else ["odd"], "biomed_section": "warnings",
+        "document_id": f"doc-{index % 5}",
+        "kb_name": "kb-a" if index % 2 else "kb-b",
+        "tags": ["even"] if index % 2 == 0 else ["odd"],
+        "biomed_section": "warnings",
     }
     base.update(metadata)
     text = text or f"chunk number {index} about aspirin"
@@ -166,13 +168,22 @@ async def test_metadata_round_trips_every_ing_1_key(milvus_store: MilvusVectorSt
     name = _name("meta")
     await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
     metadata: dict[str, Any] = {
-        "node_id": "chunk-1", "source_chunk_id": "src-1", "document_id": "doc-x",
-        "path": "labels/tagrisso.md#warnings", "file_name": "tagrisso.md",
+        "node_id": "chunk-1",
+        "source_chunk_id": "src-1",
+        "document_id": "doc-x",
+        "path": "labels/tagrisso.md#warnings",
+        "file_name": "tagrisso.md",
         "document_name": "Tagrisso (osimertinib) — EMA package leaflet",
-        "source_uri": "file:///data/tagrisso.md", "kb_name": "oncology", "tags": ["ema", "lung"],
-        "primary_drugs": ["osimertinib"], "biomed_section": "warnings",
-        "content_summary": "Warnings for osimertinib", "title": "Tagrisso", "modality": "text",
-        "smiles": "C=CC(=O)Nc1cc", "positions": [3, 4],
+        "source_uri": "file:///data/tagrisso.md",
+        "kb_name": "oncology",
+        "tags": ["ema", "lung"],
+        "primary_drugs": ["osimertinib"],
+        "biomed_section": "warnings",
+        "content_summary": "Warnings for osimertinib",
+        "title": "Tagrisso",
+        "modality": "text",
+        "smiles": "C=CC(=O)Nc1cc",
+        "positions": [3, 4],
     }
     assert set(CHUNK_METADATA_KEYS) <= set(metadata)
     node = Node(node_id="chunk-1", text="QT prolongation was reported.", metadata=metadata)
@@ -272,7 +283,8 @@ async def test_hostile_scope_values_neither_break_nor_widen(
     await milvus_store.upsert(name, nodes, vectors)
     for index, value in enumerate(HOSTILE):
         for scope in (
-            ScopeFilter(document_ids=(value,)), ScopeFilter(kb_names=(value,)),
+            ScopeFilter(document_ids=(value,)),
+            ScopeFilter(kb_names=(value,)),
             ScopeFilter(tags=(value,)),
         ):
             hits = await milvus_store.search_dense(name, vectors[0], top_k=20, scope=scope)

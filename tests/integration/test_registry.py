@@ -45,11 +45,17 @@ async def test_registry_satisfies_the_port(registry: PostgresDocumentRegistry) -
 async def test_r_ing_6_lookup_round_trips_every_field(registry: PostgresDocumentRegistry) -> None:
     kb = _kb()
     record = DocumentRecord(
-        document_id=f"{kb}/tagrisso", name="Tagrisso (osimertinib) — EMA package leaflet",
-        file_name="tagrisso_leaflet.md", source_uri="file:///data/drug_labels/tagrisso.md",
-        kb_name=kb, namespace="biomed", tags=("ema", "oncology"),
-        collections=("biomed_text", "medcpt_text"), encoders=("pubmedbert", "medcpt-article"),
-        content_hash="sha256:abc", metadata={"title": "Tagrisso", "pages": [1, 2]},
+        document_id=f"{kb}/tagrisso",
+        name="Tagrisso (osimertinib) — EMA package leaflet",
+        file_name="tagrisso_leaflet.md",
+        source_uri="file:///data/drug_labels/tagrisso.md",
+        kb_name=kb,
+        namespace="biomed",
+        tags=("ema", "oncology"),
+        collections=("biomed_text", "medcpt_text"),
+        encoders=("pubmedbert", "medcpt-article"),
+        content_hash="sha256:abc",
+        metadata={"title": "Tagrisso", "pages": [1, 2]},
     )
     assert await registry.register_documents([record]) == 1
     found = await registry.lookup_documents([record.document_id, "missing"])
@@ -61,15 +67,24 @@ async def test_register_is_idempotent_and_unions_collections(
 ) -> None:
     kb = _kb()
     first = _record(
-        f"{kb}/d1", "Old name", kb, collections=("biomed_text",), encoders=("pubmedbert",),
-        content_hash="h1", metadata={"a": 1},
+        f"{kb}/d1",
+        "Old name",
+        kb,
+        collections=("biomed_text",),
+        encoders=("pubmedbert",),
+        content_hash="h1",
+        metadata={"a": 1},
     )
     assert await registry.register_documents([first, first]) == 1
     assert await registry.register_documents([first]) == 1
     assert await registry.count_documents(kb) == 1
     second = _record(
-        f"{kb}/d1", "New name", kb, collections=("chemical", "general_text"),
-        encoders=("molformer",), metadata={"b": 2},
+        f"{kb}/d1",
+        "New name",
+        kb,
+        collections=("chemical", "general_text"),
+        encoders=("molformer",),
+        metadata={"b": 2},
     )
     await registry.register_documents([second])
     stored = (await registry.lookup_documents([first.document_id]))[first.document_id]
@@ -77,7 +92,9 @@ async def test_register_is_idempotent_and_unions_collections(
     assert stored.content_hash == "h1"  # an empty hash keeps the stored one
     assert stored.metadata == {"a": 1, "b": 2}
     assert list(zip(stored.collections, stored.encoders, strict=True)) == [
-        ("biomed_text", "pubmedbert"), ("chemical", "molformer"), ("general_text", "molformer"),
+        ("biomed_text", "pubmedbert"),
+        ("chemical", "molformer"),
+        ("general_text", "molformer"),
     ]
     with pytest.raises(ValueError, match="encoders"):
         await registry.register_documents(
@@ -101,9 +118,12 @@ async def test_content_hashes_for_resumable_ingest(registry: PostgresDocumentReg
 async def test_r_sup_2_ilike_escapes_wildcards(registry: PostgresDocumentRegistry) -> None:
     kb = _kb()
     names = {
-        "pct": "Aspirin 50% solution", "num": "Aspirin 500 mg tablets",
-        "und": "compound a_b leaflet", "any": "compound axb leaflet",
-        "bsl": r"path C:\drugs\x label", "plain": "Path C:drugsx label",
+        "pct": "Aspirin 50% solution",
+        "num": "Aspirin 500 mg tablets",
+        "und": "compound a_b leaflet",
+        "any": "compound axb leaflet",
+        "bsl": r"path C:\drugs\x label",
+        "plain": "Path C:drugsx label",
     }
     await registry.register_documents(
         [_record(f"{kb}/{key}", name, kb) for key, name in names.items()]
@@ -123,48 +143,74 @@ async def test_r_sup_2_ilike_escapes_wildcards(registry: PostgresDocumentRegistr
 
 async def test_name_lookup_filters_and_orders(registry: PostgresDocumentRegistry) -> None:
     kb_one, kb_two = _kb(), _kb()
-    await registry.register_documents([
-        _record(f"{kb_one}/tag", "Tagrisso (osimertinib) — EMA package leaflet", kb_one),
-        _record(f"{kb_one}/osi", "Osimertinib FDA indications", kb_one),
-        _record(f"{kb_one}/gef", "Iressa (gefitinib) — EMA package leaflet", kb_one),
-        _record(f"{kb_two}/osi", "osimertinib compound", kb_two),
-        _record(f"{kb_two}/other", "osimertinib other namespace", kb_two, namespace="general"),
-    ])
+    await registry.register_documents(
+        [
+            _record(f"{kb_one}/tag", "Tagrisso (osimertinib) — EMA package leaflet", kb_one),
+            _record(f"{kb_one}/osi", "Osimertinib FDA indications", kb_one),
+            _record(f"{kb_one}/gef", "Iressa (gefitinib) — EMA package leaflet", kb_one),
+            _record(f"{kb_two}/osi", "osimertinib compound", kb_two),
+            _record(f"{kb_two}/other", "osimertinib other namespace", kb_two, namespace="general"),
+        ]
+    )
     lookup = registry.lookup_document_ids_by_name_terms
     # Ordered by the first term that matches, then by id.
     assert await lookup(["gefitinib", "osimertinib"], kb_name=kb_one) == [
-        f"{kb_one}/gef", f"{kb_one}/osi", f"{kb_one}/tag",
+        f"{kb_one}/gef",
+        f"{kb_one}/osi",
+        f"{kb_one}/tag",
     ]
     assert await lookup(["osimertinib"], kb_name=[kb_one, kb_two]) == sorted(
         [f"{kb_one}/osi", f"{kb_one}/tag", f"{kb_two}/osi"]
     )
     assert await lookup(["osimertinib"], kb_name=kb_two, namespace=None) == [
-        f"{kb_two}/osi", f"{kb_two}/other",
+        f"{kb_two}/osi",
+        f"{kb_two}/other",
     ]
-    assert await lookup(["osimertinib"], kb_name=kb_two, namespace="general") == [
-        f"{kb_two}/other"
-    ]
-    assert await lookup(["osimertinib"], kb_name=[kb_one, kb_two], limit=2) == sorted(
-        [f"{kb_one}/osi", f"{kb_one}/tag", f"{kb_two}/osi"]
-    )[:2]
+    assert await lookup(["osimertinib"], kb_name=kb_two, namespace="general") == [f"{kb_two}/other"]
+    assert (
+        await lookup(["osimertinib"], kb_name=[kb_one, kb_two], limit=2)
+        == sorted([f"{kb_one}/osi", f"{kb_one}/tag", f"{kb_two}/osi"])[:2]
+    )
 
 
 async def test_r_rt_12_collections_for_scope(registry: PostgresDocumentRegistry) -> None:
     kb_one, kb_two = _kb(), _kb()
-    await registry.register_documents([
-        _record(f"{kb_one}/a", "A", kb_one, tags=("ema",), collections=("biomed_text",),
-                encoders=("pubmedbert",)),
-        _record(f"{kb_one}/b", "B", kb_one, tags=("fda",), collections=("chemical",),
-                encoders=("molformer",)),
-        _record(f"{kb_two}/c", "C", kb_two, tags=("ema",),
-                collections=("biomed_text", "radiology"), encoders=("pubmedbert", "biomedclip")),
-    ])
+    await registry.register_documents(
+        [
+            _record(
+                f"{kb_one}/a",
+                "A",
+                kb_one,
+                tags=("ema",),
+                collections=("biomed_text",),
+                encoders=("pubmedbert",),
+            ),
+            _record(
+                f"{kb_one}/b",
+                "B",
+                kb_one,
+                tags=("fda",),
+                collections=("chemical",),
+                encoders=("molformer",),
+            ),
+            _record(
+                f"{kb_two}/c",
+                "C",
+                kb_two,
+                tags=("ema",),
+                collections=("biomed_text", "radiology"),
+                encoders=("pubmedbert", "biomedclip"),
+            ),
+        ]
+    )
     scope_for = registry.collections_for_scope
     assert await scope_for(ScopeFilter(kb_names=(kb_one,))) == [
-        ("biomed_text", "pubmedbert"), ("chemical", "molformer"),
+        ("biomed_text", "pubmedbert"),
+        ("chemical", "molformer"),
     ]
     assert await scope_for(ScopeFilter(document_ids=(f"{kb_two}/c",))) == [
-        ("biomed_text", "pubmedbert"), ("radiology", "biomedclip"),
+        ("biomed_text", "pubmedbert"),
+        ("radiology", "biomedclip"),
     ]
     assert await scope_for(ScopeFilter(kb_names=(kb_one, kb_two), tags=("fda",))) == [
         ("chemical", "molformer"),
@@ -180,8 +226,17 @@ async def test_hostile_values_neither_break_nor_widen(registry: PostgresDocument
     kb = _kb()
     hostile = ["'; DROP TABLE documents; --", '" or 1=1 --', "x' OR '1'='1", "[a]", "ünï 中文"]
     await registry.register_documents(
-        [_record(f"{kb}/{i}", value, f"{kb}{value}", tags=(value,), collections=("c",),
-                 encoders=("e",)) for i, value in enumerate(hostile)]
+        [
+            _record(
+                f"{kb}/{i}",
+                value,
+                f"{kb}{value}",
+                tags=(value,),
+                collections=("c",),
+                encoders=("e",),
+            )
+            for i, value in enumerate(hostile)
+        ]
     )
     for index, value in enumerate(hostile):
         assert await registry.lookup_document_ids_by_name_terms([value], namespace=None) == [
@@ -199,8 +254,10 @@ async def test_hostile_values_neither_break_nor_widen(registry: PostgresDocument
 async def test_delete_documents_cascades(registry: PostgresDocumentRegistry) -> None:
     kb = _kb()
     await registry.register_documents(
-        [_record(f"{kb}/a", "A", kb, collections=("c",), encoders=("e",)),
-         _record(f"{kb}/b", "B", kb)]
+        [
+            _record(f"{kb}/a", "A", kb, collections=("c",), encoders=("e",)),
+            _record(f"{kb}/b", "B", kb),
+        ]
     )
     assert await registry.delete_documents([f"{kb}/a", f"{kb}/missing"]) == 1
     assert await registry.count_documents(kb) == 1

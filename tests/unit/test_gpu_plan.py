@@ -81,8 +81,9 @@ class TestMemory:
             make_plan(demands_for_config(with_images), 1, 6.0)
 
     def test_activation_headroom_follows_the_token_budget(self, production: AppConfig) -> None:
-        small = production.model_copy(update={"models": production.models.model_copy(
-            update={"max_tokens_per_forward": 4096})})
+        small = production.model_copy(
+            update={"models": production.models.model_copy(update={"max_tokens_per_forward": 4096})}
+        )
         big = {d.name: d.replica_gib for d in demands_for_config(production)}
         for demand in demands_for_config(small):
             assert demand.replica_gib < big[demand.name]
@@ -108,9 +109,9 @@ class TestPlacement:
         self, production: AppConfig, tmp_path: Path
     ) -> None:
         measurements = tmp_path / "measured.json"
-        measurements.write_text(json.dumps(
-            {"models": {"ncbi/MedCPT-Cross-Encoder": {"throughput_per_s": 1.0e6}}}
-        ))
+        measurements.write_text(
+            json.dumps({"models": {"ncbi/MedCPT-Cross-Encoder": {"throughput_per_s": 1.0e6}}})
+        )
         costs, _ = load_measurements(measurements)
         plan = make_plan(demands_for_config(production, costs), 2, 80)
         assert plan.deployment("CrossEncoder").placement == "shared"
@@ -134,11 +135,18 @@ class TestDeterminism:
 
     def test_deployment_names_follow_build_application(self, with_images: AppConfig) -> None:
         names = [demand.name for demand in demands_for_config(with_images)]
-        assert names == sorted([
-            "CrossEncoder", "Encoder-general-text", "Encoder-medcpt-query",
-            "Encoder-molformer", "Encoder-pubmedbert", "ImageEncoder-biomedclip",
-            "ImageEncoder-general-vl", "ImageEncoder-uni2",
-        ])
+        assert names == sorted(
+            [
+                "CrossEncoder",
+                "Encoder-general-text",
+                "Encoder-medcpt-query",
+                "Encoder-molformer",
+                "Encoder-pubmedbert",
+                "ImageEncoder-biomedclip",
+                "ImageEncoder-general-vl",
+                "ImageEncoder-uni2",
+            ]
+        )
 
     def test_the_default_profile_groups_roles_that_share_a_model(self) -> None:
         config = load_config("default", data_dir=DATA_DIR)
@@ -147,9 +155,7 @@ class TestDeterminism:
 
 
 class TestOutput:
-    def test_serve_config_validates_against_ray_serve_schema(
-        self, with_images: AppConfig
-    ) -> None:
+    def test_serve_config_validates_against_ray_serve_schema(self, with_images: AppConfig) -> None:
         from ray.serve.schema import ServeDeploySchema
 
         plan = make_plan(demands_for_config(with_images), 2, 48, profile="production")
@@ -165,8 +171,19 @@ class TestOutput:
     def test_cli_prints_a_deployable_plan(self, capsys: pytest.CaptureFixture[str]) -> None:
         from deployments.cli import main
 
-        code = main(["plan-gpus", "--profile", "production", "--gpus", "2", "--mem-gib", "24",
-                     "--data-dir", DATA_DIR])
+        code = main(
+            [
+                "plan-gpus",
+                "--profile",
+                "production",
+                "--gpus",
+                "2",
+                "--mem-gib",
+                "24",
+                "--data-dir",
+                DATA_DIR,
+            ]
+        )
         assert code == 0
         document = yaml.safe_load(capsys.readouterr().out)
         assert document["applications"][0]["args"] == {"profile": "production"}
@@ -174,8 +191,19 @@ class TestOutput:
     def test_cli_reports_a_plan_that_cannot_fit(self, capsys: pytest.CaptureFixture[str]) -> None:
         from deployments.cli import main
 
-        code = main(["plan-gpus", "--profile", "production", "--gpus", "1", "--mem-gib", "1",
-                     "--data-dir", DATA_DIR])
+        code = main(
+            [
+                "plan-gpus",
+                "--profile",
+                "production",
+                "--gpus",
+                "1",
+                "--mem-gib",
+                "1",
+                "--data-dir",
+                DATA_DIR,
+            ]
+        )
         assert code == 2
         assert "usable on one GPU" in capsys.readouterr().err
 
@@ -183,11 +211,18 @@ class TestOutput:
 class TestMeasurements:
     def test_overrides_merge_onto_the_builtin_table(self, tmp_path: Path) -> None:
         path = tmp_path / "m.json"
-        path.write_text(json.dumps({"cuda_context_gib": 0.4, "models": {
-            "hf-hub:MahmoodLab/UNI2-h": {"weights_gib": 1.5}}}))
+        path.write_text(
+            json.dumps(
+                {
+                    "cuda_context_gib": 0.4,
+                    "models": {"hf-hub:MahmoodLab/UNI2-h": {"weights_gib": 1.5}},
+                }
+            )
+        )
         costs, overrides = load_measurements(path)
-        assert costs["MahmoodLab/UNI2-h"] == replace(BUILTIN_COSTS["MahmoodLab/UNI2-h"],
-                                                     weights_gib=1.5)
+        assert costs["MahmoodLab/UNI2-h"] == replace(
+            BUILTIN_COSTS["MahmoodLab/UNI2-h"], weights_gib=1.5
+        )
         assert PlannerSettings(**overrides).cuda_context_gib == 0.4
 
     def test_unknown_fields_are_refused(self, tmp_path: Path) -> None:

@@ -76,8 +76,11 @@ def _applications(name: str) -> list[dict[str, Any]]:
 class TestServeConfigFiles:
     def test_every_shipped_config_is_covered(self) -> None:
         assert len(PLAN_FILES) >= 3
-        assert {"plans/gpus-1x24gib.yaml", "plans/gpus-2x48gib.yaml",
-                "plans/gpus-8x80gib.yaml"} <= set(DOCUMENTS)
+        assert {
+            "plans/gpus-1x24gib.yaml",
+            "plans/gpus-2x48gib.yaml",
+            "plans/gpus-8x80gib.yaml",
+        } <= set(DOCUMENTS)
 
     @pytest.mark.parametrize("name", sorted(DOCUMENTS))
     def test_validates_against_ray_serve_schema(self, name: str) -> None:
@@ -132,7 +135,8 @@ class TestServeConfigFiles:
         minimum = sum(
             deployment["ray_actor_options"]["num_cpus"]
             * (deployment.get("autoscaling_config") or {}).get(
-                "min_replicas", deployment.get("num_replicas", 1))
+                "min_replicas", deployment.get("num_replicas", 1)
+            )
             for deployment in _applications("configs/serve.yaml")[0]["deployments"]
         )
         assert minimum <= 2
@@ -149,8 +153,9 @@ class TestServeConfigFiles:
 
     @pytest.mark.parametrize("name", GPU_DOCUMENTS)
     def test_cross_encoder_gets_whole_gpus_when_the_node_has_several(self, name: str) -> None:
-        cross = next(d for d in _applications(name)[0]["deployments"]
-                     if d["name"] == "CrossEncoder")
+        cross = next(
+            d for d in _applications(name)[0]["deployments"] if d["name"] == "CrossEncoder"
+        )
         share = cross["ray_actor_options"]["num_gpus"]
         assert share == 1 if _node_gpus(name) >= 2 else 0 < share < 1
 
@@ -168,8 +173,11 @@ class TestGpuFilesAgreeWithThePlanner:
         document = _load(path)
         args = document["applications"][0]["args"]
         gpus, mem = path.stem.removeprefix("gpus-").split("gib")[0].split("x")
-        config = load_config(args["profile"], REPO / args["config"] if args.get("config")
-                             else None, data_dir="/tmp/biomed-search-config-test")
+        config = load_config(
+            args["profile"],
+            REPO / args["config"] if args.get("config") else None,
+            data_dir="/tmp/biomed-search-config-test",
+        )
         output = io.StringIO()
         with redirect_stdout(output):
             print_plan(config, int(gpus), float(mem), config_path=args.get("config"))
@@ -185,8 +193,9 @@ class TestGpuFilesAgreeWithThePlanner:
             for key in ("ray_actor_options", "user_config", "max_ongoing_requests"):
                 assert hand[name].get(key) == planned.get(key), (name, key)
             for key in ("min_replicas", "max_replicas", "target_ongoing_requests"):
-                assert hand[name]["autoscaling_config"][key] == planned[
-                    "autoscaling_config"][key], (name, key)
+                assert (
+                    hand[name]["autoscaling_config"][key] == planned["autoscaling_config"][key]
+                ), (name, key)
 
 
 class TestRayServiceManifest:
@@ -206,7 +215,8 @@ class TestRayServiceManifest:
         assert inline["args"]["milvus_uri"].startswith("http")
         assert inline["args"]["postgres_dsn"].startswith("postgresql://")
         assert ":" not in inline["args"]["postgres_dsn"].split("@")[0].removeprefix(
-            "postgresql://"), "no password in the manifest"
+            "postgresql://"
+        ), "no password in the manifest"
 
     @staticmethod
     def _check_pod(template: dict[str, Any]) -> dict[str, Any]:
@@ -221,8 +231,9 @@ class TestRayServiceManifest:
 
     @staticmethod
     def _check_start_params(params: dict[str, Any]) -> None:
-        assert all(isinstance(key, str) and isinstance(value, str)
-                   for key, value in params.items()), "rayStartParams values are strings"
+        assert all(
+            isinstance(key, str) and isinstance(value, str) for key, value in params.items()
+        ), "rayStartParams values are strings"
 
     def test_head_group_runs_no_replicas(self) -> None:
         head = _manifest()["spec"]["rayClusterConfig"]["headGroupSpec"]

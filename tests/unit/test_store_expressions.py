@@ -24,8 +24,18 @@ from pipeline.stores.expressions import (
 pytestmark = pytest.mark.unit
 
 HOSTILE = [
-    '" or 1==1 or "', 'a"b', "a'b", "[x]", "a]b[", "back\\slash", "trailing\\", '\\"',
-    "ünï©ødé 中文 😀", "x') or true --", "kb_name in [\"a\"]", "array_contains_any(tags, [])",
+    '" or 1==1 or "',
+    'a"b',
+    "a'b",
+    "[x]",
+    "a]b[",
+    "back\\slash",
+    "trailing\\",
+    '\\"',
+    "ünï©ødé 中文 😀",
+    "x') or true --",
+    'kb_name in ["a"]',
+    "array_contains_any(tags, [])",
 ]
 
 
@@ -90,8 +100,7 @@ def test_quote_value_rejects_over_long_and_non_strings() -> None:
         quote_value(123)  # type: ignore[arg-type]
 
 
-PRINTABLE_TEXT = st.text(alphabet=st.characters(exclude_categories=("C",)), min_size=1,
-                         max_size=80)
+PRINTABLE_TEXT = st.text(alphabet=st.characters(exclude_categories=("C",)), min_size=1, max_size=80)
 
 
 @given(PRINTABLE_TEXT)

@@ -49,6 +49,8 @@ class StoreSettings(_Settings):
     milvus_index: Literal["flat", "hnsw", "ivf_flat", "autoindex"] = "flat"
     #: Strong sees every finished write; Bounded saves ~200 ms per search on a server.
     milvus_search_consistency: Literal["Strong", "Bounded", "Session", "Eventually"] = "Strong"
+    #: Partition new collections by knowledge base (large server collections).
+    milvus_partition_by_kb: bool = False
     collection_prefix: str = ""
     postgres_dsn: SecretStr | None = None
     pool_min_size: int = Field(1, ge=0)

@@ -102,6 +102,8 @@ class MilvusVectorStore:
             finished upsert; on a Milvus server it waits for the next time tick (about
             200 ms measured), ``Bounded`` answers in a few ms and may miss writes of the
             last few seconds.
+        partition_key: ``"kb_name"`` to make the knowledge base the partition key of new
+            collections (large server collections searched per kb), else None.
         flush_after_upsert: flush at the end of every ``upsert`` / ``delete_documents``
             (see :meth:`flush`; about 20 ms for a batch of 64 rows on Lite).
     """
@@ -121,6 +123,7 @@ class MilvusVectorStore:
         timeout_s: float = 30.0,
         flush_after_upsert: bool = True,
         search_consistency: str = "Strong",
+        partition_key: str | None = None,
     ) -> None:
         if max_ids_per_expression < 1 or upsert_batch_rows < 1 or upsert_batch_bytes < 1:
             raise ValueError("batch and expression limits must be >= 1")
@@ -138,6 +141,7 @@ class MilvusVectorStore:
         if search_consistency not in ("Strong", "Bounded", "Session", "Eventually"):
             raise ValueError(f"unknown consistency level {search_consistency!r}")
         self.search_consistency = search_consistency
+        self.partition_key = partition_key
         self._sync_client: MilvusClient | None = None
         self._async_clients: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, AsyncMilvusClient
@@ -247,7 +251,7 @@ class MilvusVectorStore:
         """
         existing = await self.describe(name)
         if existing is None:
-            schema = build_schema(dimension, hybrid, self.analyzer_params)
+            schema = build_schema(dimension, hybrid, self.analyzer_params, self.partition_key)
             index_params = build_index_params(self.index, hybrid)
             physical = self.physical_name(name)
 

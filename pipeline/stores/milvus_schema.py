@@ -102,13 +102,22 @@ class CollectionInfo:
 
 
 def build_schema(
-    dimension: int, hybrid: bool, analyzer_params: Mapping[str, Any] | None = None
+    dimension: int,
+    hybrid: bool,
+    analyzer_params: Mapping[str, Any] | None = None,
+    partition_key: str | None = None,
 ) -> Any:
     """The ``CollectionSchema`` of a collection (see the module table).
 
+    ``partition_key`` (``"kb_name"`` or None) makes that scalar field Milvus's partition
+    key: rows of one knowledge base share partitions, so a kb-scoped search on a large
+    server collection reads only its own partitions.
+
     Raises:
-        ValueError: ``dimension`` < 1.
+        ValueError: ``dimension`` < 1, or a partition key that is not a scalar field.
     """
+    if partition_key is not None and partition_key not in SCALAR_FIELDS:
+        raise ValueError(f"partition key must be one of {sorted(SCALAR_FIELDS)}")
     if dimension < 1:
         raise ValueError(f"dimension must be >= 1, got {dimension}")
     schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
@@ -122,15 +131,21 @@ def build_schema(
         schema.add_field(SPARSE_FIELD, DataType.SPARSE_FLOAT_VECTOR)
         schema.add_function(
             Function(
-                name="bm25", function_type=FunctionType.BM25,
-                input_field_names=[LEXICAL_FIELD], output_field_names=[SPARSE_FIELD],
+                name="bm25",
+                function_type=FunctionType.BM25,
+                input_field_names=[LEXICAL_FIELD],
+                output_field_names=[SPARSE_FIELD],
             )
         )
     schema.add_field(DENSE_FIELD, DataType.FLOAT_VECTOR, dim=dimension)
     for name, max_bytes in SCALAR_FIELDS.items():
-        schema.add_field(name, DataType.VARCHAR, max_length=max_bytes)
+        extra = {"is_partition_key": True} if name == partition_key else {}
+        schema.add_field(name, DataType.VARCHAR, max_length=max_bytes, **extra)
     schema.add_field(
-        "tags", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=TAGS_MAX_COUNT,
+        "tags",
+        DataType.ARRAY,
+        element_type=DataType.VARCHAR,
+        max_capacity=TAGS_MAX_COUNT,
         max_length=TAG_MAX_BYTES,
     )
     schema.add_field(METADATA_FIELD, DataType.JSON)
@@ -141,12 +156,16 @@ def build_index_params(index: DenseIndex, hybrid: bool) -> IndexParams:
     """Dense index (COSINE) plus, for hybrid collections, the BM25 sparse index."""
     params = MilvusClient.prepare_index_params()
     params.add_index(
-        field_name=DENSE_FIELD, index_type=index.index_type, metric_type="COSINE",
+        field_name=DENSE_FIELD,
+        index_type=index.index_type,
+        metric_type="COSINE",
         params=dict(index.build_params),
     )
     if hybrid:
         params.add_index(
-            field_name=SPARSE_FIELD, index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
+            field_name=SPARSE_FIELD,
+            index_type="SPARSE_INVERTED_INDEX",
+            metric_type="BM25",
         )
     return params
 
@@ -253,7 +272,9 @@ def entity_to_node(entity: Mapping[str, Any], with_vectors: bool) -> Node:
     if with_vectors and entity.get(DENSE_FIELD) is not None:
         embedding = tuple(float(value) for value in entity[DENSE_FIELD])
     return Node(
-        node_id=node_id, text=str(entity.get(TEXT_FIELD) or ""), metadata=metadata,
+        node_id=node_id,
+        text=str(entity.get(TEXT_FIELD) or ""),
+        metadata=metadata,
         embedding=embedding,
     )
 

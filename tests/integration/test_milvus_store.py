@@ -349,3 +349,15 @@ async def test_data_survives_a_restart_and_reopened_collections_are_loaded(
             await fresh.close()
     finally:
         server.stop()
+
+
+async def test_partition_key_on_the_knowledge_base(milvus_server: MilvusLiteServer) -> None:
+    store = MilvusVectorStore(milvus_server.uri, collection_prefix="pk_", partition_key="kb_name")
+    name = await _filled(store, rows=40)
+    query = _unit(40, seed=1)[0]
+    by_kb = await store.search_dense(name, query, top_k=40, scope=ScopeFilter(kb_names=("kb-b",)))
+    assert len(by_kb) == 20 and {hit.node.metadata["kb_name"] for hit in by_kb} == {"kb-b"}
+    everything = await store.search_dense(name, query, top_k=40)
+    assert len(everything) == 40
+    await store.drop_collection(name)
+    await store.close()

@@ -29,6 +29,7 @@ import contextlib
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -65,6 +66,7 @@ from deployments.stores import EmbeddedServers, StoreEndpoints  # noqa: E402
 __all__ = [
     "STEPS",
     "BaselineSettings",
+    "LoadAverageSampler",
     "main",
     "run_baselines",
     "run_in_process",
@@ -359,6 +361,38 @@ def _environment() -> dict[str, Any]:
     }
 
 
+class LoadAverageSampler:
+    """Samples the 1-minute load average every ``interval_s`` in a daemon thread, so a
+    report can say whether other work shared the machine during the run."""
+
+    def __init__(self, interval_s: float = 15.0) -> None:
+        self.interval_s = interval_s
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.samples.append(os.getloadavg()[0])
+            self._stop.wait(self.interval_s)
+
+    def __enter__(self) -> LoadAverageSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def summary(self) -> dict[str, float]:
+        """min / mean / max of the samples."""
+        if not self.samples:
+            return {}
+        return {"min": round(min(self.samples), 2),
+                "mean": round(sum(self.samples) / len(self.samples), 2),
+                "max": round(max(self.samples), 2), "samples": len(self.samples)}
+
+
 def run_baselines(settings: BaselineSettings, endpoints: StoreEndpoints,
                   serve_url: str | None = None) -> BaselineReport:
     """Run the selected steps against stores at ``endpoints``. With ``serve_url`` the
@@ -371,20 +405,22 @@ def run_baselines(settings: BaselineSettings, endpoints: StoreEndpoints,
                   for k, v in asdict(settings).items()},
         environment=_environment(),
     )
-    if "in-process" in settings.steps:
-        report.in_process = run_in_process(settings, endpoints)
-    if "infinity" in settings.steps:
-        report.infinity = run_infinity(settings)
-    serve_steps = {"encoders", "service"} & set(settings.steps)
-    if serve_steps:
-        session = (contextlib.nullcontext(serve_url) if serve_url
-                   else ray_serve_session(settings.ray_cpus))
-        with session as url:
-            if "encoders" in serve_steps:
-                report.encoders, http_rows = run_encoders(settings, url)
-                report.infinity["ours_over_http"] = http_rows
-            if "service" in serve_steps:
-                report.service = run_service_variants(settings, endpoints, url)
+    with LoadAverageSampler() as sampler:
+        if "in-process" in settings.steps:
+            report.in_process = run_in_process(settings, endpoints)
+        if "infinity" in settings.steps:
+            report.infinity = run_infinity(settings)
+        serve_steps = {"encoders", "service"} & set(settings.steps)
+        if serve_steps:
+            session = (contextlib.nullcontext(serve_url) if serve_url
+                       else ray_serve_session(settings.ray_cpus))
+            with session as url:
+                if "encoders" in serve_steps:
+                    report.encoders, http_rows = run_encoders(settings, url)
+                    report.infinity["ours_over_http"] = http_rows
+                if "service" in serve_steps:
+                    report.service = run_service_variants(settings, endpoints, url)
+    report.environment["load_average_during_run"] = sampler.summary()
     report.environment["load_average_at_end"] = [round(v, 2) for v in os.getloadavg()]
     report.notes += NOTES
     return report

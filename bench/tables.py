@@ -227,7 +227,8 @@ def markdown(report: Mapping[str, Any]) -> str:
              f"- machine: {environment.get('cpus')} CPUs, torch {environment.get('torch')} "
              f"({environment.get('torch_threads')} threads in the driver); load average "
              f"(1, 5, 15 min) at start {environment.get('load_average_at_start')}, at end "
-             f"{environment.get('load_average_at_end')}",
+             f"{environment.get('load_average_at_end')}, 1-minute during the run "
+             f"{environment.get('load_average_during_run')}",
              f"- queries: {_query_note(report)}", "", "### Targets", ""]
     lines += [f"- {item['text']}" for item in targets(report)] or ["- (no target measured)"]
     lines.append("")

@@ -203,7 +203,10 @@ class MilvusLiteServer:
 
     def _write_state(self, pid: int, port: int) -> None:
         state = {
-            "pid": pid, "host": self.host, "port": port, "data_dir": str(self.milvus_dir),
+            "pid": pid,
+            "host": self.host,
+            "port": port,
+            "data_dir": str(self.milvus_dir),
             "started_at": time.time(),
         }
         temporary = self.state_path.with_suffix(".json.tmp")
@@ -275,8 +278,16 @@ class MilvusLiteServer:
 
     def _spawn(self, port: int) -> subprocess.Popen[bytes]:
         command = [
-            sys.executable, "-c", _MILVUS_LAUNCHER, "server",
-            "--data-dir", str(self.milvus_dir), "--host", self.host, "--port", str(port),
+            sys.executable,
+            "-c",
+            _MILVUS_LAUNCHER,
+            "server",
+            "--data-dir",
+            str(self.milvus_dir),
+            "--host",
+            self.host,
+            "--port",
+            str(port),
         ]
         if self.max_workers:
             command += ["--max-workers", str(self.max_workers)]
@@ -285,8 +296,12 @@ class MilvusLiteServer:
             log.write(f"\n--- start {time.strftime('%Y-%m-%dT%H:%M:%S')} port {port}\n".encode())
             log.flush()
             return subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                env=environment, start_new_session=True,
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=environment,
+                start_new_session=True,
             )
 
     @staticmethod
@@ -497,7 +512,9 @@ class EmbeddedPostgres:
             try:
                 pg_ctl(
                     ["-w", "-m", "fast", "-t", str(int(self.stop_timeout_s)), "stop"],
-                    pgdata=self.pgdata, user=user, timeout=self.stop_timeout_s + 5,
+                    pgdata=self.pgdata,
+                    user=user,
+                    timeout=self.stop_timeout_s + 5,
                 )
             except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
                 with contextlib.suppress(psutil.NoSuchProcess):

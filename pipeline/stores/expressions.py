@@ -66,9 +66,7 @@ def quote_value(value: str, *, max_chars: int = MAX_FILTER_VALUE_CHARS) -> str:
         raise ValueError(f"filter value is {len(value)} characters long (limit {max_chars})")
     for character in value:
         if unicodedata.category(character).startswith("C"):
-            raise ValueError(
-                f"filter value contains a control character U+{ord(character):04X}"
-            )
+            raise ValueError(f"filter value contains a control character U+{ord(character):04X}")
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     return f'"{escaped}"'
 

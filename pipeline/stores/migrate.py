@@ -52,7 +52,9 @@ def discover_migrations(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
             raise ValueError(f"two migrations with version {version}: {path.name}")
         text = path.read_text(encoding="utf-8")
         migrations[version] = Migration(
-            version=version, name=path.stem, sql=text,
+            version=version,
+            name=path.stem,
+            sql=text,
             checksum=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         )
     return [migrations[version] for version in sorted(migrations)]

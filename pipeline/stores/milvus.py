@@ -149,6 +149,17 @@ class MilvusVectorStore:
         self._infos: dict[str, CollectionInfo] = {}
 
     # -- clients -----------------------------------------------------------------------
+    # gRPC shares subchannels between channels and backs off up to 120 s after failed
+    # connects, so a restarted server stayed unreachable for seconds to minutes; reconnect
+    # at most every 2 s instead (measured: back in ~0.5 s after a Lite restart). Clients
+    # are dedicated: pymilvus shares async connections per id(event loop), and a new loop
+    # that reuses a dead loop's id would inherit a channel bound to the dead loop.
+    GRPC_OPTIONS: dict[str, int] = {
+        "grpc.initial_reconnect_backoff_ms": 200,
+        "grpc.min_reconnect_backoff_ms": 200,
+        "grpc.max_reconnect_backoff_ms": 2000,
+    }
+
     def _client(self) -> AsyncMilvusClient:
         loop = asyncio.get_running_loop()
         client = self._async_clients.get(loop)
@@ -158,6 +169,8 @@ class MilvusVectorStore:
                 token=self._token,
                 db_name=self._db_name,
                 timeout=self.timeout_s,
+                grpc_options=self.GRPC_OPTIONS,
+                dedicated=True,
             )
             self._async_clients[loop] = client
         return client
@@ -169,6 +182,8 @@ class MilvusVectorStore:
                 token=self._token,
                 db_name=self._db_name,
                 timeout=self.timeout_s,
+                grpc_options=self.GRPC_OPTIONS,
+                dedicated=True,
             )
         return self._sync_client
 

@@ -182,8 +182,10 @@ class MilvusStandalone:
     @property
     def uri(self) -> str:
         """``http://127.0.0.1:PORT``: the server's URI *inside* its namespace."""
-        port = int(self._state.get("port", MILVUS_SERVER_PORT)) if self._state else (
-            MILVUS_SERVER_PORT
+        port = (
+            int(self._state.get("port", MILVUS_SERVER_PORT))
+            if self._state
+            else (MILVUS_SERVER_PORT)
         )
         return f"http://127.0.0.1:{port}"
 
@@ -217,12 +219,21 @@ class MilvusStandalone:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.state_path.unlink(missing_ok=True)
         command = [
-            "unshare", "-n", sys.executable, "-c", _LAUNCHER,
-            str(self.data_dir / "server"), str(self.state_path), str(self.start_timeout_s),
+            "unshare",
+            "-n",
+            sys.executable,
+            "-c",
+            _LAUNCHER,
+            str(self.data_dir / "server"),
+            str(self.state_path),
+            str(self.start_timeout_s),
         ]
         with self.log_path.open("ab") as log:
             self._popen = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         deadline = time.monotonic() + self.start_timeout_s + 10.0

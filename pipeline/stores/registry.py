@@ -154,8 +154,13 @@ class PostgresDocumentRegistry:
         self.timeout_s = timeout_s
         self.migrations_dir = migrations_dir
         self._pool = AsyncConnectionPool(
-            dsn, min_size=min_size, max_size=max_size, open=False, timeout=timeout_s,
-            kwargs={"autocommit": True}, name="document-registry",
+            dsn,
+            min_size=min_size,
+            max_size=max_size,
+            open=False,
+            timeout=timeout_s,
+            kwargs={"autocommit": True},
+            name="document-registry",
         )
         self._opened = False
 
@@ -219,8 +224,11 @@ class PostgresDocumentRegistry:
             async with self._connection() as connection:
                 await connection.execute("SELECT 1")
         except Exception as error:
-            return {"ok": False, "latency_ms": (time.perf_counter() - started) * 1000,
-                    "error": str(error)}
+            return {
+                "ok": False,
+                "latency_ms": (time.perf_counter() - started) * 1000,
+                "error": str(error),
+            }
         return {"ok": True, "latency_ms": (time.perf_counter() - started) * 1000, "error": None}
 
     # -- writes ------------------------------------------------------------------------
@@ -246,10 +254,14 @@ class PostgresDocumentRegistry:
             if not record.document_id:
                 raise ValueError("document_id must not be empty")
             for what, value in (
-                ("document_id", record.document_id), ("name", record.name),
-                ("file_name", record.file_name), ("source_uri", record.source_uri),
-                ("kb_name", record.kb_name), ("namespace", record.namespace),
-                ("content_hash", record.content_hash), *(("tag", tag) for tag in record.tags),
+                ("document_id", record.document_id),
+                ("name", record.name),
+                ("file_name", record.file_name),
+                ("source_uri", record.source_uri),
+                ("kb_name", record.kb_name),
+                ("namespace", record.namespace),
+                ("content_hash", record.content_hash),
+                *(("tag", tag) for tag in record.tags),
             ):
                 _text(value, what)
             latest[record.document_id] = record
@@ -258,8 +270,14 @@ class PostgresDocumentRegistry:
             return 0
         document_rows = [
             (
-                record.document_id, record.name, record.file_name, record.source_uri,
-                record.kb_name, record.namespace, list(record.tags), record.content_hash,
+                record.document_id,
+                record.name,
+                record.file_name,
+                record.source_uri,
+                record.kb_name,
+                record.namespace,
+                list(record.tags),
+                record.content_hash,
                 Jsonb(record.metadata),
             )
             for record in latest.values()
@@ -354,9 +372,17 @@ class PostgresDocumentRegistry:
             rows = await cursor.fetchall()
         return {
             row[0]: DocumentRecord(
-                document_id=row[0], name=row[1], file_name=row[2], source_uri=row[3],
-                kb_name=row[4], namespace=row[5], tags=tuple(row[6]), content_hash=row[7],
-                metadata=dict(row[8] or {}), collections=tuple(row[9]), encoders=tuple(row[10]),
+                document_id=row[0],
+                name=row[1],
+                file_name=row[2],
+                source_uri=row[3],
+                kb_name=row[4],
+                namespace=row[5],
+                tags=tuple(row[6]),
+                content_hash=row[7],
+                metadata=dict(row[8] or {}),
+                collections=tuple(row[9]),
+                encoders=tuple(row[10]),
             )
             for row in rows
         }
@@ -379,8 +405,7 @@ class PostgresDocumentRegistry:
         query = (
             'SELECT DISTINCT c.collection COLLATE "C", c.encoder COLLATE "C" '
             "FROM document_collections AS c "
-            "JOIN documents AS d USING (document_id) WHERE" + _SCOPE_WHERE
-            + "ORDER BY 1, 2"
+            "JOIN documents AS d USING (document_id) WHERE" + _SCOPE_WHERE + "ORDER BY 1, 2"
         )
         async with self._connection() as connection:
             cursor = await connection.execute(query, self._scope_parameters(scope))
@@ -392,7 +417,8 @@ class PostgresDocumentRegistry:
         if scope.is_empty:
             return []
         query = (
-            "SELECT d.document_id FROM documents AS d WHERE" + _SCOPE_WHERE
+            "SELECT d.document_id FROM documents AS d WHERE"
+            + _SCOPE_WHERE
             + 'ORDER BY d.document_id COLLATE "C"'
         )
         async with self._connection() as connection:

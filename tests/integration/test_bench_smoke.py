@@ -43,8 +43,9 @@ def smoke_config(data_dir) -> Path:
     """A config file over the default profile: own collections, a small Tier-2 pool."""
     path = data_dir / "bench-smoke.yaml"
     path.write_text(
-        f"stores: {{collection_prefix: {PREFIX}}}\n"
-        "pipeline: {tier2: {max_candidates: 8}}\n", encoding="utf-8")
+        f"stores: {{collection_prefix: {PREFIX}}}\npipeline: {{tier2: {{max_candidates: 8}}}}\n",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -56,10 +57,14 @@ def corpus(endpoints, data_dir, smoke_config):
     async def ingest():
         models = load_local_models(config.models, document_roles(config))
         async with open_stores(endpoints, config.stores) as (store, registry):
-            records = demo_slice(default_vocabulary(), products=("tagrisso", "xarelto"),
-                                 compounds=("OSIMERTINIB", "RIVAROXABAN", "ASPIRIN"))
-            return await run_ingest(config, records, "demo", store, registry,
-                                    dict(models.encoders), progress=False)
+            records = demo_slice(
+                default_vocabulary(),
+                products=("tagrisso", "xarelto"),
+                compounds=("OSIMERTINIB", "RIVAROXABAN", "ASPIRIN"),
+            )
+            return await run_ingest(
+                config, records, "demo", store, registry, dict(models.encoders), progress=False
+            )
 
     report = asyncio.run(ingest())
     assert report.documents_written > 0 and not report.failures
@@ -74,9 +79,13 @@ def smoke_app(serve_cluster, endpoints, data_dir, smoke_config, corpus):
     from deployments.app import build_application
 
     data = load_config_data("default", smoke_config, data_dir)
-    serve.run(build_application(data, {"milvus_uri": endpoints.milvus_uri,
-                                       "postgres_dsn": endpoints.postgres_dsn}),
-              name="bench-smoke", route_prefix="/bench-smoke")
+    serve.run(
+        build_application(
+            data, {"milvus_uri": endpoints.milvus_uri, "postgres_dsn": endpoints.postgres_dsn}
+        ),
+        name="bench-smoke",
+        route_prefix="/bench-smoke",
+    )
     url = f"{serve_cluster.url}/bench-smoke"
     wait_ready(url, timeout_s=300)
     yield url
@@ -86,14 +95,37 @@ def smoke_app(serve_cluster, endpoints, data_dir, smoke_config, corpus):
 def test_bench_cli_writes_json_and_png_with_batches_and_stages(smoke_app, tmp_path):
     from deployments.cli import main as cli_main
 
-    status = cli_main(["bench", smoke_app, "--concurrency", "1", "2", "--rates", "4",
-                       "--requests", "3", "--duration", "60", "--warmup", "1",
-                       "--stage-concurrency", "1", "--out", str(tmp_path), "--label", "smoke"])
+    status = cli_main(
+        [
+            "bench",
+            smoke_app,
+            "--concurrency",
+            "1",
+            "2",
+            "--rates",
+            "4",
+            "--requests",
+            "3",
+            "--duration",
+            "60",
+            "--warmup",
+            "1",
+            "--stage-concurrency",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--label",
+            "smoke",
+        ]
+    )
 
     assert status == 0
     report = json.loads(next(tmp_path.glob("load-smoke-*.json")).read_text())
     assert [(lv["mode"], lv["concurrency"], lv["rate_rps"]) for lv in report["levels"]] == [
-        ("closed", 1, None), ("closed", 2, None), ("open", None, 4.0)]
+        ("closed", 1, None),
+        ("closed", 2, None),
+        ("open", None, 4.0),
+    ]
     for level in report["levels"]:
         summary = level["summary"]
         assert summary["requests"] == 3 and summary["errors"] == 0
@@ -114,28 +146,48 @@ def test_bench_rejects_a_url_given_twice(smoke_app):
         load.parse_arguments([smoke_app, "--url", "http://127.0.0.1:1"])
 
 
-def test_baselines_quick_run_writes_every_table(serve_cluster, endpoints, data_dir,
-                                                 smoke_config, corpus, tmp_path):
-    settings = baselines.quick(baselines.BaselineSettings(
-        data_dir=data_dir, config=smoke_config, out_dir=tmp_path, route_prefix="/bench-base",
-        steps=("in-process", "encoders", "service"), requests=2))
+def test_baselines_quick_run_writes_every_table(
+    serve_cluster, endpoints, data_dir, smoke_config, corpus, tmp_path
+):
+    settings = baselines.quick(
+        baselines.BaselineSettings(
+            data_dir=data_dir,
+            config=smoke_config,
+            out_dir=tmp_path,
+            route_prefix="/bench-base",
+            steps=("in-process", "encoders", "service"),
+            requests=2,
+        )
+    )
 
     report = asdict(baselines.run_baselines(settings, endpoints, serve_url=serve_cluster.url))
     paths = write_outputs(report, tmp_path)
 
     assert [lv["concurrency"] for lv in report["in_process"]] == [1, 2]
-    assert set(report["service"]) == {"batching on", "batching off", "per-request batches",
-                                      "sequential plans"}
+    assert set(report["service"]) == {
+        "batching on",
+        "batching off",
+        "per-request batches",
+        "sequential plans",
+    }
     off = report["service"]["batching off"]["levels"][0]["batches"]
     assert set(off["Encoder-pubmedbert"]["items_histogram"]) == {1}
     assert {row["deployment"] for row in report["encoders"]} == {
-        "Encoder-pubmedbert", "Encoder-molformer", "CrossEncoder"}
+        "Encoder-pubmedbert",
+        "Encoder-molformer",
+        "CrossEncoder",
+    }
     assert all(row["served_rate"] > 0 and row["limit_rate"] > 0 for row in report["encoders"])
     assert [row["concurrency"] for row in report["infinity"]["ours_over_http"]] == [1, 2]
     assert json.loads(paths["json"].read_text())["service"]
     text = markdown(report)
-    for title in ("### /v1/search load", "### Variants", "### Stage times",
-                  "### Model deployments", "### MiniLM over HTTP"):
+    for title in (
+        "### /v1/search load",
+        "### Variants",
+        "### Stage times",
+        "### Model deployments",
+        "### MiniLM over HTTP",
+    ):
         assert title in text
     assert any(item["target"] == "serving overhead at c=1" for item in targets(report))
     for name in ("load_png", "variants_png", "encoders_png"):
@@ -145,21 +197,28 @@ def test_baselines_quick_run_writes_every_table(serve_cluster, endpoints, data_d
 def test_encoders_in_process_rows_keep_their_shape(tmp_path):
     out = tmp_path / "encoders.json"
 
-    assert encoders.main(["--quick", "--onnx-cache-dir", str(tmp_path / "onnx"),
-                          "--out", str(out)]) == 0
+    assert (
+        encoders.main(["--quick", "--onnx-cache-dir", str(tmp_path / "onnx"), "--out", str(out)])
+        == 0
+    )
 
     rows = json.loads(out.read_text())["in_process"]
     assert {row["engine"] for row in rows} >= {"torch unsorted", "torch length-sorted"}
     assert all(row["rate"] > 0 for row in rows)
 
 
-@pytest.mark.skipif(not DEFAULT_INFINITY_PYTHON.exists(),
-                    reason=f"infinity-emb environment not installed ({DEFAULT_INFINITY_PYTHON};"
-                           " bench/README.md)")
+@pytest.mark.skipif(
+    not DEFAULT_INFINITY_PYTHON.exists(),
+    reason=f"infinity-emb environment not installed ({DEFAULT_INFINITY_PYTHON}; bench/README.md)",
+)
 def test_infinity_emb_serves_the_same_minilm(tmp_path, data_dir, smoke_config):
-    settings = replace(baselines.quick(baselines.BaselineSettings(
-        data_dir=data_dir, config=smoke_config, out_dir=tmp_path)),
-        infinity_python=DEFAULT_INFINITY_PYTHON, infinity_port=_free_port())
+    settings = replace(
+        baselines.quick(
+            baselines.BaselineSettings(data_dir=data_dir, config=smoke_config, out_dir=tmp_path)
+        ),
+        infinity_python=DEFAULT_INFINITY_PYTHON,
+        infinity_port=_free_port(),
+    )
 
     result = baselines.run_infinity(settings)
 

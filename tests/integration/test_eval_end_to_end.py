@@ -42,12 +42,12 @@ async def eval_stores(milvus_server, postgres_server, vocabulary_module):
     await registry.open()
     nodes, lexical = corpus.text_nodes(vocabulary_module)
     await store.ensure_collection("biomed_text", ENCODER.dimension, hybrid=True)
-    await store.upsert("biomed_text", nodes, ENCODER.encode_sync([n.text for n in nodes]),
-                       lexical)
+    await store.upsert("biomed_text", nodes, ENCODER.encode_sync([n.text for n in nodes]), lexical)
     compounds = corpus.compound_nodes()
     await store.ensure_collection("chemical", ENCODER.dimension, hybrid=False)
-    await store.upsert("chemical", compounds,
-                       ENCODER.encode_sync([n.metadata["smiles"] for n in compounds]))
+    await store.upsert(
+        "chemical", compounds, ENCODER.encode_sync([n.metadata["smiles"] for n in compounds])
+    )
     await registry.register_documents(corpus.documents())
     try:
         yield store, registry
@@ -69,13 +69,22 @@ QUERIES = QuerySet(
     "tiny",
     "name",
     (
-        EvalQuery("hit", "Tagrisso side effects", k=3, expected_names=("tagrisso",),
-                  expected_section="adverse_reactions"),
+        EvalQuery(
+            "hit",
+            "Tagrisso side effects",
+            k=3,
+            expected_names=("tagrisso",),
+            expected_section="adverse_reactions",
+        ),
         EvalQuery("corpus", "erlotinib rash", k=3, expected_names=("tarceva",)),
-        EvalQuery("route", "sleep duration and blood pressure", k=3,
-                  expected_names=("aspirin",)),
-        EvalQuery("rank", "Lynparza nausea tiredness", k=1, expected_names=("lynparza",),
-                  expected_section="dosage_and_administration"),
+        EvalQuery("route", "sleep duration and blood pressure", k=3, expected_names=("aspirin",)),
+        EvalQuery(
+            "rank",
+            "Lynparza nausea tiredness",
+            k=1,
+            expected_names=("lynparza",),
+            expected_section="dosage_and_administration",
+        ),
     ),
 )
 
@@ -88,12 +97,15 @@ async def test_eval_runner_on_real_stores(eval_stores, vocabulary_module, tmp_pa
     for ablation in ABLATIONS:
         retriever = Retriever(
             settings_for(PipelineSettings(), ablation),
-            RetrieverPorts(store=pool, encoders=encoders, registry=registry,
-                           cross_encoder=OverlapCrossEncoder()),
+            RetrieverPorts(
+                store=pool,
+                encoders=encoders,
+                registry=registry,
+                cross_encoder=OverlapCrossEncoder(),
+            ),
             vocabulary_module,
         )
-        targets.append(AblationTarget(ablation.name, ablation.description, retriever.search,
-                                      pool))
+        targets.append(AblationTarget(ablation.name, ablation.description, retriever.search, pool))
 
     async def vector(collection, text):
         return ENCODER.encode_sync([text])[0]

@@ -118,16 +118,38 @@ class TestDedupeAndCoverage:
 class TestQueryMetrics:
     def test_name_judgement_with_section(self):
         query = EvalQuery(
-            "d-reg-01", "before taking Iressa", k=5, expected_names=("iressa",),
-            expected_section="warnings", must_include_terms=("Iressa", "liver"),
+            "d-reg-01",
+            "before taking Iressa",
+            k=5,
+            expected_names=("iressa",),
+            expected_section="warnings",
+            must_include_terms=("Iressa", "liver"),
         )
         results = [
-            ResultItem("c1", "iressa", "Iressa (gefitinib) — EMA package leaflet",
-                       "dosage_and_administration", "biomed_text", "Take Iressa daily"),
-            ResultItem("c2", "tagrisso", "Tagrisso (osimertinib) — EMA package leaflet",
-                       "warnings", "biomed_text", "Talk to your doctor"),
-            ResultItem("c3", "iressa", "Iressa (gefitinib) — EMA package leaflet", "warnings",
-                       "biomed_text", "Tell your doctor about lung problems"),
+            ResultItem(
+                "c1",
+                "iressa",
+                "Iressa (gefitinib) — EMA package leaflet",
+                "dosage_and_administration",
+                "biomed_text",
+                "Take Iressa daily",
+            ),
+            ResultItem(
+                "c2",
+                "tagrisso",
+                "Tagrisso (osimertinib) — EMA package leaflet",
+                "warnings",
+                "biomed_text",
+                "Talk to your doctor",
+            ),
+            ResultItem(
+                "c3",
+                "iressa",
+                "Iressa (gefitinib) — EMA package leaflet",
+                "warnings",
+                "biomed_text",
+                "Tell your doctor about lung problems",
+            ),
         ]
         ranking = judge(query, results, "name")
         metrics = query_metrics(query, ranking, "name", relevant_count=1)

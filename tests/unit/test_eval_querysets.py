@@ -29,8 +29,7 @@ def beir_folder(tmp_path):
         + "\n"
     )
     (tmp_path / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\nq1\tMED-10\t2\nq1\tMED-11\t1\nq2\tMED-20\t0\n"
-        "q2\tMED-21\t1\n"
+        "query-id\tcorpus-id\tscore\nq1\tMED-10\t2\nq1\tMED-11\t1\nq2\tMED-20\t0\nq2\tMED-21\t1\n"
     )
     return tmp_path
 
@@ -70,13 +69,27 @@ class TestJsonl:
     def test_reads_name_judged_rows(self, tmp_path):
         path = tmp_path / "dev.jsonl"
         path.write_text(
-            json.dumps({"id": "d-1", "query": "Cabometyx dosage", "k": 5,
-                        "expected_doc_name_substrings": ["Cabometyx"],
-                        "expected_section": "dosage_and_administration"}) + "\n\n"
-            + json.dumps({"id": "e-1", "query": "savolitinib", "workflow": "compound_match",
-                          "must_include_terms": ["savolitinib"],
-                          "expected_doc_name_substrings": ["savolitinib"],
-                          "route_hint": {"collections": ["eagle_chemical"]}}) + "\n"
+            json.dumps(
+                {
+                    "id": "d-1",
+                    "query": "Cabometyx dosage",
+                    "k": 5,
+                    "expected_doc_name_substrings": ["Cabometyx"],
+                    "expected_section": "dosage_and_administration",
+                }
+            )
+            + "\n\n"
+            + json.dumps(
+                {
+                    "id": "e-1",
+                    "query": "savolitinib",
+                    "workflow": "compound_match",
+                    "must_include_terms": ["savolitinib"],
+                    "expected_doc_name_substrings": ["savolitinib"],
+                    "route_hint": {"collections": ["eagle_chemical"]},
+                }
+            )
+            + "\n"
         )
         query_set = read_jsonl_queries(path)
         assert query_set.judgement == "name"

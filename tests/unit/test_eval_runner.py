@@ -40,11 +40,13 @@ def stores(vocabulary):
 
     async def fill():
         nodes, lexical = corpus.text_nodes(vocabulary)
-        await store.upsert("biomed_text", nodes, encoder.encode_sync([n.text for n in nodes]),
-                           lexical)
+        await store.upsert(
+            "biomed_text", nodes, encoder.encode_sync([n.text for n in nodes]), lexical
+        )
         compounds = corpus.compound_nodes()
-        await store.upsert("chemical", compounds,
-                           encoder.encode_sync([n.metadata["smiles"] for n in compounds]))
+        await store.upsert(
+            "chemical", compounds, encoder.encode_sync([n.metadata["smiles"] for n in compounds])
+        )
         await registry.register_documents(corpus.documents())
 
     asyncio.run(fill())
@@ -87,13 +89,23 @@ NAME_SET = QuerySet(
     "tiny",
     "name",
     (
-        EvalQuery("q-hit", "Tagrisso side effects", k=3, expected_names=("tagrisso",),
-                  expected_section="adverse_reactions", must_include_terms=("Tagrisso",)),
+        EvalQuery(
+            "q-hit",
+            "Tagrisso side effects",
+            k=3,
+            expected_names=("tagrisso",),
+            expected_section="adverse_reactions",
+            must_include_terms=("Tagrisso",),
+        ),
         EvalQuery("q-corpus", "erlotinib rash", k=3, expected_names=("tarceva",)),
-        EvalQuery("q-section", "Iressa storage", k=3, expected_names=("iressa",),
-                  expected_section="storage"),
-        EvalQuery("q-route", "sleep duration and blood pressure", k=3,
-                  expected_names=("aspirin",)),
+        EvalQuery(
+            "q-section",
+            "Iressa storage",
+            k=3,
+            expected_names=("iressa",),
+            expected_section="storage",
+        ),
+        EvalQuery("q-route", "sleep duration and blood pressure", k=3, expected_names=("aspirin",)),
     ),
 )
 
@@ -101,21 +113,44 @@ NAME_SET = QuerySet(
 class TestClassifyMiss:
     def test_order_corpus_route_recall_ranking(self):
         stored = CorpusFacts({"doc": ("chemical",)})
-        assert classify_miss(hit=True, facts=None, searched_collections=None,
-                             recalled=None)[0] == "hit"
-        assert classify_miss(hit=False, facts=CorpusFacts({}, "none"),
-                             searched_collections={"biomed_text"}, recalled=[])[0] == "corpus_gap"
-        assert classify_miss(hit=False, facts=stored, searched_collections={"biomed_text"},
-                             recalled=[])[0] == "route_gap"
-        assert classify_miss(hit=False, facts=stored, searched_collections={"chemical"},
-                             recalled=[])[0] == "recall_gap"
-        kind, why = classify_miss(hit=False, facts=stored, searched_collections={"chemical"},
-                                  recalled=["dense:chemical@7"])
+        assert (
+            classify_miss(hit=True, facts=None, searched_collections=None, recalled=None)[0]
+            == "hit"
+        )
+        assert (
+            classify_miss(
+                hit=False,
+                facts=CorpusFacts({}, "none"),
+                searched_collections={"biomed_text"},
+                recalled=[],
+            )[0]
+            == "corpus_gap"
+        )
+        assert (
+            classify_miss(
+                hit=False, facts=stored, searched_collections={"biomed_text"}, recalled=[]
+            )[0]
+            == "route_gap"
+        )
+        assert (
+            classify_miss(hit=False, facts=stored, searched_collections={"chemical"}, recalled=[])[
+                0
+            ]
+            == "recall_gap"
+        )
+        kind, why = classify_miss(
+            hit=False,
+            facts=stored,
+            searched_collections={"chemical"},
+            recalled=["dense:chemical@7"],
+        )
         assert kind == "ranking_gap" and "dense:chemical@7" in why
 
     def test_unknown_pool_is_unclassified(self):
-        assert classify_miss(hit=False, facts=None, searched_collections=None,
-                             recalled=None)[0] == "unclassified"
+        assert (
+            classify_miss(hit=False, facts=None, searched_collections=None, recalled=None)[0]
+            == "unclassified"
+        )
 
 
 class TestRecordingStore:
@@ -126,10 +161,10 @@ class TestRecordingStore:
         await pool.search_dense("biomed_text", vector, 3)
         with pool.recording() as recording:
             await pool.search_lexical("biomed_text", "tagrisso", 3)
-            await pool.search_dense("biomed_text", vector, 2,
-                                    ScopeFilter(document_ids=("iressa",)))
+            await pool.search_dense("biomed_text", vector, 2, ScopeFilter(document_ids=("iressa",)))
         assert [(c.kind, c.scoped_to_documents) for c in recording.calls] == [
-            ("lexical", False), ("dense", True)
+            ("lexical", False),
+            ("dense", True),
         ]
         assert recording.searched_collections == {"biomed_text"}
         assert all(item.document_id == "iressa" for item in recording.calls[1].hits)
@@ -137,8 +172,13 @@ class TestRecordingStore:
 
 class TestRunner:
     async def test_name_set_rows_and_failure_classes(self, stores, vocabulary):
-        run = await evaluate(NAME_SET, targets(stores, vocabulary), EvalOptions(page_size=5),
-                             probe(stores), dataset="tiny")
+        run = await evaluate(
+            NAME_SET,
+            targets(stores, vocabulary),
+            EvalOptions(page_size=5),
+            probe(stores),
+            dataset="tiny",
+        )
         assert [s.name for s in run.summaries] == [a.name for a in ABLATIONS]
         assert len(run.rows) == len(ABLATIONS) * len(NAME_SET)
         full = {row.query_id: row for row in run.rows_of("full")}
@@ -160,25 +200,47 @@ class TestRunner:
         assert summary.answerable_metrics["hit@3"] == 0.5
 
     async def test_recall_and_ranking_gaps(self, stores, vocabulary):
-        query_set = QuerySet("gaps", "name", (
-            # k=1, one result: Iressa's adverse reactions chunk is recalled (BM25 on
-            # "Iressa") but outranked -> ranking gap, or not recalled -> recall gap.
-            EvalQuery("q", "Iressa diarrhoea skin rash liver", k=1, expected_names=("iressa",),
-                      expected_section="indications_and_usage"),
-        ))
-        run = await evaluate(query_set, targets(stores, vocabulary, {"bm25", "dense"}),
-                             EvalOptions(page_size=1), probe(stores))
+        query_set = QuerySet(
+            "gaps",
+            "name",
+            (
+                # k=1, one result: Iressa's adverse reactions chunk is recalled (BM25 on
+                # "Iressa") but outranked -> ranking gap, or not recalled -> recall gap.
+                EvalQuery(
+                    "q",
+                    "Iressa diarrhoea skin rash liver",
+                    k=1,
+                    expected_names=("iressa",),
+                    expected_section="indications_and_usage",
+                ),
+            ),
+        )
+        run = await evaluate(
+            query_set,
+            targets(stores, vocabulary, {"bm25", "dense"}),
+            EvalOptions(page_size=1),
+            probe(stores),
+        )
         classes = {row.ablation: row.failure for row in run.rows}
         assert set(classes.values()) <= {"ranking_gap", "recall_gap"}
         assert "ranking_gap" in classes.values() or "recall_gap" in classes.values()
 
     async def test_qrels_set_dedupes_documents(self, stores, vocabulary):
-        query_set = QuerySet("qrels", "qrels", (
-            EvalQuery("q1", "Tagrisso lung problems", k=10,
-                      judgements={"tagrisso": 2, "iressa": 1}),
-        ))
-        run = await evaluate(query_set, targets(stores, vocabulary, {"full"}),
-                             EvalOptions(page_size=10), probe(stores))
+        query_set = QuerySet(
+            "qrels",
+            "qrels",
+            (
+                EvalQuery(
+                    "q1", "Tagrisso lung problems", k=10, judgements={"tagrisso": 2, "iressa": 1}
+                ),
+            ),
+        )
+        run = await evaluate(
+            query_set,
+            targets(stores, vocabulary, {"full"}),
+            EvalOptions(page_size=10),
+            probe(stores),
+        )
         row = run.rows[0]
         ids = [item["document_id"] for item in row.top]
         assert len(ids) == len(set(ids))
@@ -188,8 +250,12 @@ class TestRunner:
     async def test_checkpoint_after_each_ablation(self, stores, vocabulary):
         seen = []
         query_set = QuerySet("x", "name", NAME_SET.queries[:1])
-        await evaluate(query_set, targets(stores, vocabulary, {"bm25", "dense"}),
-                       EvalOptions(), on_ablation=lambda run: seen.append(len(run.summaries)))
+        await evaluate(
+            query_set,
+            targets(stores, vocabulary, {"bm25", "dense"}),
+            EvalOptions(),
+            on_ablation=lambda run: seen.append(len(run.summaries)),
+        )
         assert seen == [1, 2]
 
     async def test_errors_become_rows(self, vocabulary):
@@ -197,16 +263,20 @@ class TestRunner:
             raise RuntimeError("store down")
 
         query_set = QuerySet("x", "name", (EvalQuery("q", "x", k=5, expected_names=("a",)),))
-        run = await evaluate(query_set, [AblationTarget("full", "broken", broken)],
-                             EvalOptions())
+        run = await evaluate(query_set, [AblationTarget("full", "broken", broken)], EvalOptions())
         assert run.rows[0].failure == "error"
         assert run.summaries[0].errors == 1
 
 
 class TestReports:
     async def test_markdown_json_and_chart(self, stores, vocabulary, tmp_path):
-        run = await evaluate(NAME_SET, targets(stores, vocabulary, {"bm25", "full"}),
-                             EvalOptions(page_size=5), probe(stores), dataset="tiny")
+        run = await evaluate(
+            NAME_SET,
+            targets(stores, vocabulary, {"bm25", "full"}),
+            EvalOptions(page_size=5),
+            probe(stores),
+            dataset="tiny",
+        )
         table = markdown_table(run)
         assert table.splitlines()[0].startswith("| ablation | mrr@10 | hit@3")
         assert "bm25 (BM25 only)" in table and "full (+ Tier-2 (full))" in table
@@ -221,15 +291,28 @@ class TestReports:
 
 class TestEagle:
     async def test_route_hints(self, stores, vocabulary):
-        query_set = QuerySet("eagle", "name", (
-            EvalQuery("e1", "osimertinib molecular formula SMILES compound", k=5,
-                      expected_names=("osimertinib",),
-                      route_hint={"umls": ("osimertinib",), "collections": ("eagle_chemical",)},
-                      label_workflow="compound_match"),
-            EvalQuery("e2", "gefitinib prescribing information label warnings", k=5,
-                      expected_names=("iressa",), route_hint={"umls": ("gefitinib",)},
-                      label_workflow="regulatory"),
-        ))
+        query_set = QuerySet(
+            "eagle",
+            "name",
+            (
+                EvalQuery(
+                    "e1",
+                    "osimertinib molecular formula SMILES compound",
+                    k=5,
+                    expected_names=("osimertinib",),
+                    route_hint={"umls": ("osimertinib",), "collections": ("eagle_chemical",)},
+                    label_workflow="compound_match",
+                ),
+                EvalQuery(
+                    "e2",
+                    "gefitinib prescribing information label warnings",
+                    k=5,
+                    expected_names=("iressa",),
+                    route_hint={"umls": ("gefitinib",)},
+                    label_workflow="regulatory",
+                ),
+            ),
+        )
         run = await evaluate(query_set, targets(stores, vocabulary, {"full"}), EvalOptions())
         result = route_accuracy(query_set.queries, run.rows, vocabulary)
         assert result["entity_recall"] == 1.0

@@ -33,7 +33,7 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from pymilvus import AsyncMilvusClient, MilvusClient, MilvusException
@@ -154,7 +154,7 @@ class MilvusVectorStore:
     # at most every 2 s instead (measured: back in ~0.5 s after a Lite restart). Clients
     # are dedicated: pymilvus shares async connections per id(event loop), and a new loop
     # that reuses a dead loop's id would inherit a channel bound to the dead loop.
-    GRPC_OPTIONS: dict[str, int] = {
+    GRPC_OPTIONS: ClassVar[dict[str, int]] = {
         "grpc.initial_reconnect_backoff_ms": 200,
         "grpc.min_reconnect_backoff_ms": 200,
         "grpc.max_reconnect_backoff_ms": 2000,

@@ -149,15 +149,23 @@ class MilvusVectorStore:
         self._infos: dict[str, CollectionInfo] = {}
 
     # -- clients -----------------------------------------------------------------------
-    # gRPC shares subchannels between channels and backs off up to 120 s after failed
-    # connects, so a restarted server stayed unreachable for seconds to minutes; reconnect
-    # at most every 2 s instead (measured: back in ~0.5 s after a Lite restart). Clients
-    # are dedicated: pymilvus shares async connections per id(event loop), and a new loop
-    # that reuses a dead loop's id would inherit a channel bound to the dead loop.
+    # gRPC options for every client (pymilvus defaults: keepalive ping every 10 s).
+    # - Reconnect backoff capped at 2 s: the default grows to 120 s, so a restarted server
+    #   stayed unreachable for seconds to minutes (measured: back in ~0.5 s after a Lite
+    #   restart with the cap).
+    # - Keepalive every 10 min: a gRPC server (Milvus Lite's Python server among them)
+    #   accepts a ping at most every 5 min without data and answers more with GOAWAY "too
+    #   many pings", which failed calls and new connections in CI.
+    # - A channel-local subchannel pool: a new channel must not inherit a subchannel that
+    #   was sent away or sits in backoff.
+    # Clients are dedicated: pymilvus shares async connections per id(event loop), and a
+    # new loop that reuses a dead loop's id would inherit a channel bound to the dead loop.
     GRPC_OPTIONS: ClassVar[dict[str, int]] = {
         "grpc.initial_reconnect_backoff_ms": 200,
         "grpc.min_reconnect_backoff_ms": 200,
         "grpc.max_reconnect_backoff_ms": 2000,
+        "grpc.keepalive_time_ms": 600_000,
+        "grpc.use_local_subchannel_pool": 1,
     }
 
     def _client(self) -> AsyncMilvusClient:

@@ -296,3 +296,67 @@ def test_fuzz_openapi_schema_no_5xx(config_data, endpoints):
             check()
     assert len(seen) >= 40
     print(json.dumps({"fuzz_inputs": len(seen), "5xx": sum(s >= 500 for s in seen)}))
+
+
+#: Any JSON value: what a client may put in any field of the request model.
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=40),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+#: Values near each field's limits, and of the wrong type, per SearchRequest field.
+FIELD_VALUES = {
+    "query": st.text(max_size=60) | st.text(min_size=1990, max_size=2010) | JSON_VALUES,
+    "kb_ids": st.lists(st.text(max_size=12), max_size=3) | JSON_VALUES,
+    "document_ids": st.lists(st.text(max_size=12), max_size=3) | JSON_VALUES,
+    "tags": st.lists(st.text(max_size=12), max_size=3) | JSON_VALUES,
+    "page": st.integers(-2, 1002) | JSON_VALUES,
+    "page_size": st.integers(-2, 1002) | JSON_VALUES,
+    "top_k": st.integers(-2, 1030) | JSON_VALUES,
+    "similarity_threshold": st.floats(-0.5, 1.5) | JSON_VALUES,
+    "vector_similarity_weight": st.floats(-0.5, 1.5) | JSON_VALUES,
+    "rerank": JSON_VALUES,
+    "route_mode": st.sampled_from(["hybrid", "text", "visual", "image"]) | JSON_VALUES,
+    "collections": st.lists(st.sampled_from(["biomed_text", "chemical", "nope"]), max_size=3)
+    | JSON_VALUES,
+}
+FUZZED: list[int] = []
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    body=st.fixed_dictionaries(
+        {
+            "query": st.sampled_from(["Tagrisso dosage", "rivaroxaban bleeding"])
+            | FIELD_VALUES["query"]
+        },
+        optional={name: values for name, values in FIELD_VALUES.items() if name != "query"},
+    )
+    | JSON_VALUES
+)
+async def test_hypothesis_request_model_bodies_never_5xx(client, body):
+    """hypothesis over the request model: any JSON body, any value in any field, gets a
+    200 or a 4xx that names a field; never a 5xx."""
+    response = await post(client, body)
+    FUZZED.append(response.status_code)
+    assert response.status_code < 500, (body, response.text[:300])
+    if response.status_code == 422:
+        fields = response.json()["fields"]
+        assert fields and all(item["field"] for item in fields), response.text[:300]
+
+
+def test_hypothesis_request_model_figures():
+    """Prints what the hypothesis test above tried (runs after it in file order)."""
+    assert len(FUZZED) >= 40
+    print(json.dumps({"request_model_inputs": len(FUZZED), "5xx": sum(s >= 500 for s in FUZZED)}))

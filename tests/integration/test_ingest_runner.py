@@ -4,6 +4,8 @@ record exactly once."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from deployments.config import load_config
@@ -121,7 +123,9 @@ async def test_killed_ingest_resumes_with_every_record_exactly_once(
 
     resumed = await _runner(store, registry, encoders, config).run(records, "drug-kb")
     assert resumed.documents_unchanged > 0  # what was registered before the crash is kept
-    assert await _rows(store, config) == expected
+    after = await _rows(store, config)
+    assert after == expected
+    print(json.dumps({"rows_clean": expected, "rows_after_kill": partial, "rows_resumed": after}))
     fetched = await store.fetch(
         "biomed_text", [f"biomed_text:ema-tagrisso#s{i}-c0" for i in range(7)]
     )

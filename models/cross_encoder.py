@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import torch
-from transformers import AutoModelForSequenceClassification, AutoTokenizer
+from transformers import AutoModelForSequenceClassification
 
 from models.batching import BatchLimits, Forward, run_in_sub_batches
 from models.errors import ModelInputError
@@ -21,11 +21,10 @@ from models.inputs import join_title, text_list, title_list
 from models.runtime import (
     build_forward,
     configure_threads,
-    load_pretrained,
+    load_tokenizer_and_model,
     model_dtype,
     torch_device_for,
 )
-from models.sources import resolve_source
 from models.specs import EncoderSpec, ModelProfile
 from models.tokens import TokenizerAdapter, effective_max_length, model_input_names
 
@@ -143,23 +142,8 @@ def load_cross_encoder_scorer(spec: EncoderSpec, profile: ModelProfile) -> Cross
     Raises:
         ModelNotAvailableError: weights not available locally.
     """
-    folder = resolve_source(spec, profile.hf_cache_dir)
-    tokenizer = load_pretrained(
-        spec,
-        lambda: AutoTokenizer.from_pretrained(
-            str(folder),
-            local_files_only=True,
-            trust_remote_code=spec.trust_remote_code,
-        ),
-    )
-    model = load_pretrained(
-        spec,
-        lambda: AutoModelForSequenceClassification.from_pretrained(
-            str(folder),
-            local_files_only=True,
-            trust_remote_code=spec.trust_remote_code,
-            **spec.model_kwargs,
-        ),
+    folder, tokenizer, model = load_tokenizer_and_model(
+        spec, profile, AutoModelForSequenceClassification
     )
     configure_threads(profile)
     device = torch_device_for(spec, profile)

@@ -10,11 +10,11 @@ was trained on canonical SMILES); unparseable strings follow ``invalid_smiles`` 
 
 from __future__ import annotations
 
-from transformers import AutoModel, AutoTokenizer
+from transformers import AutoModel
 
-from models.runtime import load_pretrained
+from models.runtime import load_tokenizer_and_model
 from models.smiles import smiles_preprocessor
-from models.sources import not_available, resolve_source
+from models.sources import not_available
 from models.specs import EncoderSpec, ModelProfile
 from models.text import TransformerTextEncoder, build_transformer_text_encoder
 
@@ -34,24 +34,7 @@ def load_molformer_encoder(spec: EncoderSpec, profile: ModelProfile) -> Transfor
         raise not_available(
             spec, "MoLFormer runs remote code from its repository; set trust_remote_code: true"
         )
-    folder = resolve_source(spec, profile.hf_cache_dir)
-    tokenizer = load_pretrained(
-        spec,
-        lambda: AutoTokenizer.from_pretrained(
-            str(folder),
-            local_files_only=True,
-            trust_remote_code=True,
-        ),
-    )
-    model = load_pretrained(
-        spec,
-        lambda: AutoModel.from_pretrained(
-            str(folder),
-            local_files_only=True,
-            trust_remote_code=True,
-            **spec.model_kwargs,
-        ),
-    )
+    folder, tokenizer, model = load_tokenizer_and_model(spec, profile, AutoModel)
     return build_transformer_text_encoder(
         spec, profile, folder, tokenizer, model, smiles_preprocessor(spec)
     )

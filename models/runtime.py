@@ -15,10 +15,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 import torch
+from transformers import AutoTokenizer
 
 from models.batching import Forward
 from models.errors import ModelNotAvailableError
-from models.sources import not_available
+from models.sources import not_available, resolve_source
 from models.specs import Device, EncoderSpec, ModelProfile, Runtime
 
 __all__ = [
@@ -97,6 +98,36 @@ def load_pretrained(spec: EncoderSpec, load: Callable[[], Loaded]) -> Loaded:
     except (OSError, ValueError) as error:
         reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise not_available(spec, f"loading failed: {reason}") from None
+
+
+def load_tokenizer_and_model(
+    spec: EncoderSpec, profile: ModelProfile, model_class: Any
+) -> tuple[Path, Any, Any]:
+    """``(folder, tokenizer, model)`` for a Hugging Face role: ``AutoTokenizer`` and
+    ``model_class.from_pretrained`` (``AutoModel``, ``AutoModelForSequenceClassification``)
+    from the resolved local folder, ``local_files_only=True``, ``trust_remote_code`` and
+    ``spec.model_kwargs`` from the spec.
+
+    Raises:
+        ModelNotAvailableError: weights not available locally, or loading failed.
+    """
+    folder = resolve_source(spec, profile.hf_cache_dir)
+    tokenizer = load_pretrained(
+        spec,
+        lambda: AutoTokenizer.from_pretrained(
+            str(folder), local_files_only=True, trust_remote_code=spec.trust_remote_code
+        ),
+    )
+    model = load_pretrained(
+        spec,
+        lambda: model_class.from_pretrained(
+            str(folder),
+            local_files_only=True,
+            trust_remote_code=spec.trust_remote_code,
+            **spec.model_kwargs,
+        ),
+    )
+    return folder, tokenizer, model
 
 
 class TorchForward:

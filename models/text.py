@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as functional
-from transformers import AutoModel, AutoTokenizer, PreTrainedTokenizerBase
+from transformers import AutoModel, PreTrainedTokenizerBase
 
 from models.batching import BatchLimits, Forward, run_in_sub_batches
 from models.inputs import join_title, text_list, title_list
@@ -29,11 +29,10 @@ from models.runtime import (
     build_forward,
     check_dimension,
     configure_threads,
-    load_pretrained,
+    load_tokenizer_and_model,
     model_dtype,
     torch_device_for,
 )
-from models.sources import resolve_source
 from models.specs import EncoderSpec, InputFormat, ModelProfile, Pooling
 from models.tokens import TokenizerAdapter, effective_max_length, model_input_names
 
@@ -169,22 +168,5 @@ def load_hf_text_encoder(spec: EncoderSpec, profile: ModelProfile) -> Transforme
     Raises:
         ModelNotAvailableError: weights not available locally, or a dimension mismatch.
     """
-    folder = resolve_source(spec, profile.hf_cache_dir)
-    tokenizer = load_pretrained(
-        spec,
-        lambda: AutoTokenizer.from_pretrained(
-            str(folder),
-            local_files_only=True,
-            trust_remote_code=spec.trust_remote_code,
-        ),
-    )
-    model = load_pretrained(
-        spec,
-        lambda: AutoModel.from_pretrained(
-            str(folder),
-            local_files_only=True,
-            trust_remote_code=spec.trust_remote_code,
-            **spec.model_kwargs,
-        ),
-    )
+    folder, tokenizer, model = load_tokenizer_and_model(spec, profile, AutoModel)
     return build_transformer_text_encoder(spec, profile, folder, tokenizer, model)

@@ -12,19 +12,17 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
 
 import numpy as np
 
-from models.cross_encoder import query_text, rerank_documents
-from models.errors import ModelInputError
+from models.cross_encoder import PairScorer
 from models.specs import EncoderFamily, EncoderSpec, ModelProfile
 from models.text import TransformerTextEncoder, load_hf_text_encoder
 
 __all__ = ["BiEncoderScorer", "load_bi_encoder_scorer"]
 
 
-class BiEncoderScorer:
+class BiEncoderScorer(PairScorer):
     """``score(query, texts, titles=None) -> np.ndarray (n,) float32``: cosine of the query
     and each ``"title. text"`` (text cut to ``max_chars``, default 2048) under one
     embedding model, in input order.
@@ -46,36 +44,8 @@ class BiEncoderScorer:
         self.cache_hits = 0
         self.cache_misses = 0
 
-    def score(
-        self, query: str, texts: Sequence[str], titles: Sequence[str | None] | None = None
-    ) -> np.ndarray:
-        """Cosine scores, float32 ``(n,)``; ``(0,)`` for no texts.
-
-        Raises:
-            ModelInputError: query not a str, texts not a list of str, titles misaligned.
-        """
-        question = query_text(query)
-        documents = rerank_documents(texts, titles, self.spec.max_chars)
-        return self._cosines([question] * len(documents), documents)
-
-    def score_pairs(
-        self,
-        queries: Sequence[str],
-        texts: Sequence[str],
-        titles: Sequence[str | None] | None = None,
-    ) -> np.ndarray:
-        """Cosines of ``(queries[i], texts[i])`` pairs of different queries, one encoder
-        pass for all new texts (serving batches pairs across requests). (n,) float32.
-
-        Raises:
-            ModelInputError: queries and texts of different lengths, or bad inputs.
-        """
-        if len(queries) != len(texts):
-            raise ModelInputError(f"{len(queries)} queries for {len(texts)} texts")
-        documents = rerank_documents(texts, titles, self.spec.max_chars)
-        return self._cosines([query_text(q) for q in queries], documents)
-
-    def _cosines(self, questions: list[str], documents: list[str]) -> np.ndarray:
+    def _score_rows(self, questions: list[str], documents: list[str]) -> np.ndarray:
+        """Cosines of each question and document embedding, float32 ``(n,)``."""
         if not documents:
             return np.zeros((0,), dtype=np.float32)
         unique_questions = list(dict.fromkeys(questions))

@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_RERANK_MAX_CHARS",
     "CrossEncoderScorer",
     "LogitModule",
+    "PairScorer",
     "load_cross_encoder_scorer",
     "query_text",
     "rerank_documents",
@@ -85,17 +86,14 @@ class LogitModule(torch.nn.Module):
         return logits[:, -1].float()
 
 
-class CrossEncoderScorer:
-    """``score(query, texts, titles=None) -> np.ndarray (n,) float32``: one raw logit per
-    ``[query, "title. text"]`` pair, in input order; ``(0,)`` for no texts."""
+class PairScorer:
+    """The call shape of the cross-encoder role: ``score`` (one query, many texts) and
+    ``score_pairs`` (pairs of different queries, for batching across requests), both
+    returning ``(n,)`` float32 in input order, ``(0,)`` for no texts. Subclasses score
+    formatted rows in ``_score_rows(questions, documents)``; ``spec.max_chars`` cuts texts.
+    """
 
-    def __init__(
-        self, spec: EncoderSpec, adapter: TokenizerAdapter, forward: Forward, limits: BatchLimits
-    ):
-        self.spec = spec
-        self.adapter = adapter
-        self.forward = forward
-        self.limits = limits
+    spec: EncoderSpec
 
     def score(
         self, query: str, texts: Sequence[str], titles: Sequence[str | None] | None = None
@@ -125,6 +123,22 @@ class CrossEncoderScorer:
             raise ModelInputError(f"{len(queries)} queries for {len(texts)} texts")
         documents = rerank_documents(texts, titles, self.spec.max_chars)
         return self._score_rows([query_text(q) for q in queries], documents)
+
+    def _score_rows(self, questions: list[str], documents: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+
+class CrossEncoderScorer(PairScorer):
+    """``score(query, texts, titles=None) -> np.ndarray (n,) float32``: one raw logit per
+    ``[query, "title. text"]`` pair, in input order; ``(0,)`` for no texts."""
+
+    def __init__(
+        self, spec: EncoderSpec, adapter: TokenizerAdapter, forward: Forward, limits: BatchLimits
+    ):
+        self.spec = spec
+        self.adapter = adapter
+        self.forward = forward
+        self.limits = limits
 
     def _score_rows(self, questions: list[str], documents: list[str]) -> np.ndarray:
         if not documents:

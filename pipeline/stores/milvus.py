@@ -168,31 +168,28 @@ class MilvusVectorStore:
         "grpc.use_local_subchannel_pool": 1,
     }
 
+    def _client_options(self) -> dict[str, Any]:
+        """Keyword arguments of both clients (sync and async): same server, same options."""
+        return {
+            "uri": self.uri,
+            "token": self._token,
+            "db_name": self._db_name,
+            "timeout": self.timeout_s,
+            "grpc_options": self.GRPC_OPTIONS,
+            "dedicated": True,
+        }
+
     def _client(self) -> AsyncMilvusClient:
         loop = asyncio.get_running_loop()
         client = self._async_clients.get(loop)
         if client is None:
-            client = AsyncMilvusClient(
-                uri=self.uri,
-                token=self._token,
-                db_name=self._db_name,
-                timeout=self.timeout_s,
-                grpc_options=self.GRPC_OPTIONS,
-                dedicated=True,
-            )
+            client = AsyncMilvusClient(**self._client_options())
             self._async_clients[loop] = client
         return client
 
     def _sync(self) -> MilvusClient:
         if self._sync_client is None:
-            self._sync_client = MilvusClient(
-                uri=self.uri,
-                token=self._token,
-                db_name=self._db_name,
-                timeout=self.timeout_s,
-                grpc_options=self.GRPC_OPTIONS,
-                dedicated=True,
-            )
+            self._sync_client = MilvusClient(**self._client_options())
         return self._sync_client
 
     async def close(self) -> None:

@@ -18,6 +18,7 @@ from deployments.config import config_from_data, load_config_data
 from deployments.inprocess import local_model_ports
 from deployments.service import SearchService
 from deployments.stores import StoreEndpoints
+from tests.support.http import app_client
 from tests.support.slices import ingest_slice
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -79,11 +80,7 @@ async def service(config_data, endpoints):
 
 @pytest.fixture(scope="module")
 async def client(service):
-    app = create_app()
-    app.state.service = service
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://biomed", timeout=120
-    ) as opened:
+    async with app_client(service) as opened:
         yield opened
 
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from deployments.api import create_app
 from deployments.config import config_from_data, load_config_data
 from deployments.inprocess import local_model_ports
 from deployments.service import SearchService
 from deployments.stores import StoreEndpoints
 from pipeline.stores.embedded import EmbeddedPostgres, MilvusLiteServer
+from tests.support.http import app_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -45,11 +45,7 @@ async def client(servers):
     config = config_from_data(data)
     ports, _ = local_model_ports(config)
     service = SearchService(config, StoreEndpoints(milvus.uri, postgres.dsn), ports)
-    app = create_app()
-    app.state.service = service
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://biomed", timeout=120
-    ) as opened:
+    async with app_client(service) as opened:
         yield opened
     await service.close()
 

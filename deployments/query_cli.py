@@ -41,9 +41,11 @@ def query(
         return 0
     intent = data["intent"]
     route = ", ".join(f"{p['collection']}/{p['encoder']}" for p in data["route"])
+    corrected = intent.get("corrections") or []
     console.print(
         f"workflow [bold]{intent['workflow']}[/bold]  cues {intent['section_cues']}  "
-        f"route {route}  total {data['total']}"
+        + (f"corrected {', '.join(corrected)}  " if corrected else "")
+        + f"route {route}  total {data['total']}"
     )
     table = Table(show_lines=False)
     for column in ("#", "document", "section", "score", "ce", "entity", "section", "xdrug", "text"):

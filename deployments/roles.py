@@ -24,8 +24,10 @@ def query_roles(config: AppConfig) -> list[str]:
 
 
 def uses_cross_encoder(config: AppConfig) -> bool:
-    """True when Tier-2 reranks with the cross-encoder role and the profile fills it."""
+    """True when Tier-2 reranks with the cross-encoder role and the profile fills it
+    (a ``stored_vectors`` scorer reads stored vectors and needs no cross-encoder)."""
     return (
         config.pipeline.tier2.policy.value != "none"
+        and config.pipeline.tier2.scorer.value == "cross_encoder"
         and CROSS_ENCODER_ROLE in config.models.enabled_roles()
     )

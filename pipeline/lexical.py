@@ -7,6 +7,8 @@ lacks, as extra tokens:
   joined token (``insulinglargine``);
 - synonyms map to each other: every drug name found (brand, synonym) also appears as its
   canonical name, so "Tagrisso" and "osimertinib" meet;
+- Greek letters meet their names (A-6): a text with ``TNF-α`` also carries ``alpha``, a
+  query with ``TNF-alpha`` also asks for ``α``, so either spelling finds the other;
 - the section title weighs ``title_weight`` times the body (repeated);
 - ``minimum_should_match`` keeps only hits that contain that fraction of query terms.
 """
@@ -16,11 +18,12 @@ from __future__ import annotations
 import re
 
 from pipeline.settings import LexicalSettings
-from pipeline.text import query_terms, tokens
+from pipeline.text import GREEK_LETTERS, GREEK_NAMES, query_terms, tokens
 from pipeline.vocabulary import Vocabulary
 
 __all__ = [
     "DOMAIN_PHRASES",
+    "greek_variants",
     "lexical_document_text",
     "lexical_query_text",
     "meets_minimum_should_match",
@@ -50,8 +53,25 @@ def _joined(name: str) -> str:
     return "".join(tokens(name))
 
 
+_GREEK_BY_NAME = {name: letter for letter, name in reversed(GREEK_LETTERS.items())}
+_GREEK_CHAR_RE = re.compile("[" + "".join(GREEK_LETTERS) + "]", re.I)
+
+
+def greek_variants(text: str) -> list[str]:
+    """The other spelling of every Greek letter in ``text`` (A-6): the name of a letter
+    written (``α`` -> ``alpha``) and the letter of a name written as a word or word part
+    (``TNF-alpha`` -> ``α``), de-duplicated in order."""
+    variants = [GREEK_LETTERS[ch.lower()] for ch in _GREEK_CHAR_RE.findall(text)]
+    for token in tokens(text) if not _GREEK_CHAR_RE.search(text) else ():
+        for part in token.split("-"):
+            if part in GREEK_NAMES:
+                variants.append(_GREEK_BY_NAME[part])
+    return list(dict.fromkeys(variants))
+
+
 def _dictionary_tokens(text: str, vocabulary: Vocabulary | None, synonyms: bool) -> list[str]:
     extra = [_joined(match.group(0)) for match in _PHRASE_RE.finditer(text)]
+    extra.extend(greek_variants(text))
     if vocabulary is not None:
         for match in vocabulary.find(text):
             if len(tokens(match.surface)) > 1:

@@ -1,28 +1,27 @@
 """Candidate pool, rerank window, threshold, pages and result assembly (SPEC.md
-section 12, R-REQ-2..5; RAGFlow ``retrieval()`` / ``_rerank_window``).
+section 12, R-REQ-2..5, amendments A-1 and A-2; RAGFlow ``retrieval()``).
 
 Invariants (tested):
-- the cross-encoder sees at most ``min(pool_size, tier2.max_candidates)`` candidates,
-  the first ones of the first-stage order, and only for pages 1..``rerank_page_limit``
-  (R-REQ-3);
-- one request's order is ``reranked window + rest of the first-stage order``; every page
-  is a contiguous slice of that order after the threshold, so pages are full (up to
-  ``page_size``) and never skip a candidate;
-- ``total`` is the length of that thresholded order: exactly what can be paged.
-  As in RAGFlow, pages beyond the rerank limit use the first-stage order, which can
-  differ from the reranked order of pages 1..3.
+- the scorer sees at most ``min(pool_size, tier2.max_candidates)`` candidates, the first
+  ones of the first-stage order;
+- one request's order is ``reranked window + rest of the first-stage order`` on every
+  page (A-1: R-REQ-3's switch to the first-stage order after page 3 made pages repeat and
+  skip chunks); recall depth does not depend on the page;
+- every item carries ``score_parts["similarity"]`` in [0, 1], non-increasing along that
+  order (A-2), and the threshold filters that same number, so the kept items are a
+  prefix: pages are contiguous slices of it, never repeat or skip, and ``total`` is the
+  same on every page.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.hybrid import sparse_score
 from pipeline.schema import Chunk, DocAgg, NodeWithScore, ScoreParts
 from pipeline.settings import RequestSettings
-from pipeline.text import query_terms
+from pipeline.text import highlight
 
 __all__ = [
     "Page",
@@ -33,7 +32,6 @@ __all__ = [
     "plan_depth",
     "relevance",
     "rerank_window_size",
-    "reranks_page",
 ]
 
 
@@ -47,21 +45,18 @@ def rerank_window_size(pool_size: int, max_candidates: int) -> int:
     return max(0, min(pool_size, max_candidates))
 
 
-def reranks_page(page: int, rerank: bool, settings: RequestSettings) -> bool:
-    """R-REQ-3: the cross-encoder runs for pages 1..``rerank_page_limit`` only."""
-    return rerank and page <= settings.rerank_page_limit
-
-
-def plan_depth(plan_top_k: int, page: int, page_size: int, top_k: int) -> int:
-    """Hits each plan fetches: its routed ``top_k`` (R-RT-2), raised so the requested page
-    can be filled, capped by the request's ``top_k``."""
-    return max(1, min(top_k, max(plan_top_k, page * page_size)))
+def plan_depth(plan_top_k: int, window_size: int, top_k: int) -> int:
+    """Hits each plan leg fetches: its routed ``top_k`` (R-RT-2), raised to the rerank
+    window so that Tier-2 sees a full window, capped by the request's ``top_k``.
+    Independent of the page (A-1): every page of one query pages the same list, and a
+    page past what was recalled is empty (``total`` says how many there are)."""
+    return max(1, min(top_k, max(plan_top_k, window_size)))
 
 
 def relevance(item: NodeWithScore, query: str, vector_weight: float) -> NodeWithScore:
     """Fill ``vector_similarity`` / ``term_similarity`` where missing and return a copy
-    whose ``score_parts["relevance"]`` is ``w * vector + (1 - w) * term`` (R-REQ-1), the
-    value the similarity threshold tests (R-REQ-4)."""
+    whose ``score_parts["relevance"]`` is ``w * vector + (1 - w) * term`` (R-REQ-1): the
+    hybrid evidence reported beside the similarity (R-REQ-5)."""
     vector = item.vector_similarity if item.vector_similarity is not None else 0.0
     term = item.term_similarity
     if term is None:
@@ -86,9 +81,9 @@ class Page:
 
 
 def paginate(ordered: Sequence[NodeWithScore], page: int, page_size: int, threshold: float) -> Page:
-    """Drop items whose ``score_parts["relevance"]`` is below ``threshold`` (R-REQ-4), then
-    take the contiguous slice of ``page`` (1-based)."""
-    kept = [item for item in ordered if item.score_parts.get("relevance", 0.0) >= threshold]
+    """Drop items whose ``score_parts["similarity"]`` is below ``threshold`` (R-REQ-4,
+    A-2), then take the contiguous slice of ``page`` (1-based)."""
+    kept = [item for item in ordered if item.score_parts.get("similarity", 0.0) >= threshold]
     start = (page - 1) * page_size
     return Page(
         items=kept[start : start + page_size],
@@ -122,7 +117,7 @@ def assemble_chunks(
                 kb_id=str(metadata.get("kb_name") or ""),
                 collection=item.collection or str(metadata.get("collection") or ""),
                 biomed_section=str(metadata.get("biomed_section") or ""),
-                similarity=float(item.score),
+                similarity=float(parts.get("similarity", 0.0)),
                 vector_similarity=float(item.vector_similarity or 0.0),
                 term_similarity=float(item.term_similarity or 0.0),
                 relevance=float(parts.get("relevance", 0.0)),
@@ -132,20 +127,14 @@ def assemble_chunks(
                     section=parts.get("section"),
                     xdrug=parts.get("xdrug"),
                     rrf=parts.get("rrf"),
+                    first=parts.get("first"),
+                    structure=parts.get("structure"),
                 ),
                 positions=_positions(metadata.get("positions") or metadata.get("page")),
-                highlight=_highlight(item.node.text, highlight_query) if highlight_query else None,
+                highlight=highlight(item.node.text, highlight_query) if highlight_query else None,
             )
         )
     return chunks
-
-
-def _highlight(text: str, query: str) -> str:
-    terms = sorted(query_terms(query), key=len, reverse=True)
-    if not terms:
-        return text
-    pattern = re.compile("|".join(rf"\b{re.escape(term)}\b" for term in terms), re.I)
-    return pattern.sub(lambda match: f"<em>{match.group(0)}</em>", text)
 
 
 def doc_aggs(chunks: Sequence[Chunk]) -> list[DocAgg]:

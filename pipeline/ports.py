@@ -71,7 +71,10 @@ class CrossEncoder(Protocol):
 @runtime_checkable
 class VectorStore(Protocol):
     """Vector collections (Milvus). Dense scores are cosine similarity normalised to
-    [0, 1] (R-HYB-2); lexical scores are BM25, positive, best first."""
+    [0, 1] (R-HYB-2); lexical scores are BM25, positive, best first; structure scores
+    (SPEC A-3) are the Tanimoto similarity of packed 2048-bit Morgan fingerprints
+    (``pipeline.structure``), or 1.0 for an exact InChIKey match. The structure searches
+    give ``[]`` for a collection without structure fields."""
 
     async def search_dense(
         self,
@@ -86,6 +89,24 @@ class VectorStore(Protocol):
         self,
         collection: str,
         query_text: str,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]: ...
+
+    async def search_fingerprint(
+        self,
+        collection: str,
+        fingerprint: bytes,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]: ...
+
+    async def search_inchikey(
+        self,
+        collection: str,
+        inchikey: str,
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
@@ -124,9 +145,12 @@ class DocumentRegistry(Protocol):
 
 @runtime_checkable
 class IngestVectorStore(VectorStore, Protocol):
-    """What ingestion needs beyond search: create collections, replace a document."""
+    """What ingestion needs beyond search: create collections (``structure``: with the
+    structure-search fields, SPEC A-3), replace a document."""
 
-    async def ensure_collection(self, name: str, dimension: int, hybrid: bool) -> object: ...
+    async def ensure_collection(
+        self, name: str, dimension: int, hybrid: bool, structure: bool = False
+    ) -> object: ...
 
     async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None: ...
 

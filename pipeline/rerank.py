@@ -26,8 +26,10 @@ __all__ = [
     "boost_terms_for_query",
     "cosine_rerank",
     "entity_filter",
+    "first_stage_evidence",
     "min_max_normalise",
     "post_rrf_rerank",
+    "running_minimum",
     "tier1_encoder_for",
     "tier1_rerank",
 ]
@@ -96,12 +98,15 @@ async def tier1_rerank(
     """Tier-1 rerank of one plan's list (R-T1-1..3).
 
     Returns the list and the audit decision: ``tier1_abstain`` (collection without a
-    Tier-1 encoder: list unchanged), else ``tier1_cosine:<encoder>``.
+    Tier-1 encoder: list unchanged), ``tier1_entity_filter`` (``cosine_sort`` off: the
+    R-T1-2 filter only, the plan's fused order kept), else ``tier1_cosine:<encoder>``.
     """
     encoder = tier1_encoder_for(collection, settings)
     if encoder is None or not nodes:
         return list(nodes), "tier1_abstain"
     filtered = entity_filter(nodes, intent, sparse_terms, settings.entity_window_chars)
+    if not settings.cosine_sort:
+        return filtered, "tier1_entity_filter"
     ranked = await cosine_rerank(filtered, await query_vector(encoder), encoder, node_vectors)
     return ranked, f"tier1_cosine:{encoder}"
 
@@ -119,19 +124,36 @@ def boost_terms_for_query(query: str, vocabulary: Vocabulary, related_limit: int
 
 
 def min_max_normalise(scores: np.ndarray) -> np.ndarray:
-    """(n,) -> (n,) float32 in [0, 1] over the pool (R-T2-3); all-equal scores give 1.0."""
+    """(n,) -> (n,) float32 in [0, 1] over the pool (R-T2-3); all-equal scores give 1.0.
+    NaN entries (a node the scorer could not score) stay NaN and do not set the range."""
     values = np.asarray(scores, dtype=np.float32)
-    if values.size == 0:
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
         return values
-    low, high = float(values.min()), float(values.max())
+    low, high = float(finite.min()), float(finite.max())
     if high - low <= 1e-12:
-        return np.ones_like(values)
+        return np.where(np.isfinite(values), 1.0, values).astype(np.float32)
     return (values - low) / (high - low)
+
+
+def first_stage_evidence(nodes: Sequence[NodeWithScore], k: float) -> np.ndarray:
+    """(n,) float32 in (0, 1]: ``(k + 1) / (k + rank)`` of each node in the first-stage
+    (post-RRF) order, rank from 1 (A-4). Injected supplement hits (R-INJ-1) were not
+    found by the first stage and get 0.0; they do not take a rank."""
+    evidence = np.zeros(len(nodes), dtype=np.float32)
+    rank = 0
+    for index, item in enumerate(nodes):
+        if item.score_parts.get("injected"):
+            continue
+        rank += 1
+        evidence[index] = (k + 1.0) / (k + rank)
+    return evidence
 
 
 @dataclass
 class Tier2Outcome:
-    """Reranked nodes and the audit trail of Tier-2."""
+    """Reranked nodes and the audit trail of Tier-2. Every node's ``score_parts`` holds
+    ``similarity`` in [0, 1], non-increasing along ``nodes`` (A-2)."""
 
     nodes: list[NodeWithScore]
     decisions: list[str] = field(default_factory=list)
@@ -150,62 +172,176 @@ async def post_rrf_rerank(
     cross_encoder: CrossEncoderScores | None,
     policy: RerankPolicy | None = None,
     chemical_scores: Callable[[Sequence[NodeWithScore]], Awaitable[np.ndarray]] | None = None,
+    structure_only: bool = False,
 ) -> Tier2Outcome:
-    """Tier-2 fused rerank (R-T2-1..9, R-T2-11) of the post-RRF pool, best first.
+    """Tier-2 fused rerank (R-T2-1..11, A-2..A-4) of the post-RRF window, best first.
 
-    ``final = w_ce * ce_norm + w_entity * entity + w_sec * section - w_xdrug * xdrug``
-    with weights of the intent's workflow (R-T2-8). Image nodes are appended unscored
-    (R-T2-1). A cross-encoder error, or a score count different from the node count,
-    falls back to the incoming scores for the whole pool (R-T2-4). In the chemical
-    workflow, nodes with entity score > 0 take the higher of their fused score and
-    their MolFormer cosine (R-T2-9). Policy ``none`` passes through; ``general`` orders
-    by the cross-encoder alone. Each path records ``rerank_t2_domain`` /
-    ``rerank_t2_general`` / ``rerank_t2_passthrough``.
+    ``nodes`` come in first-stage order. The fused score is
+    ``w_ce * ce + w_first * first + w_entity * entity + w_sec * section - w_xdrug * xdrug``
+    with the weights of the intent's workflow (R-T2-8, preset ``seed`` or ``tuned``);
+    ``first`` is the first-stage evidence (:func:`first_stage_evidence`) so that Tier-2
+    refines the first stage instead of replacing it (A-4). ``ce`` is the min-max
+    normalised scorer output (R-T2-3); a node the scorer returns NaN for, takes its
+    ``first`` instead; a structure hit (``score_parts["structure"]``, Tanimoto) takes its
+    structure score: a text scorer never orders structures (A-3). The similarity is
+    ``clip(fused / reachable, 0, 1)`` (A-2), ``reachable`` the largest fused score this
+    query can reach: ``w_ce + w_first``, plus ``w_entity`` when it has boost terms and
+    ``w_sec`` when it has section cues.
+
+    ``structure_only`` (the query is a structure and nothing else): order by structure
+    score, then first stage; the text scorer is not called (A-3).
+
+    Image nodes are appended after the text nodes (R-T2-1). A scorer error, or a score
+    count different from the node count, falls back to the first-stage order (R-T2-4).
+    Policy ``none`` passes through; ``general`` orders by the scorer alone. In the
+    chemical workflow a node with entity score > 0 takes the higher of its similarity
+    and its MolFormer cosine (R-T2-9). Decisions: ``rerank_t2_domain`` /
+    ``rerank_t2_general`` / ``rerank_t2_passthrough`` / ``rerank_t2_structure``.
     """
     policy = policy or settings.policy
     text_nodes = [item for item in nodes if not item.node.is_image]
     image_nodes = [item for item in nodes if item.node.is_image]
+    first = first_stage_evidence(text_nodes, settings.first_stage_k)
+    if structure_only and text_nodes:
+        return _structure_order(text_nodes, image_nodes, first)
     if policy == RerankPolicy.NONE or not text_nodes or cross_encoder is None:
-        reason = "rerank_t2_passthrough"
-        return Tier2Outcome(nodes=[*text_nodes, *image_nodes], decisions=[reason])
+        return _first_stage_order(text_nodes, image_nodes, first, ["rerank_t2_passthrough"])
     decision = "rerank_t2_general" if policy == RerankPolicy.GENERAL else "rerank_t2_domain"
     try:
         raw = np.asarray(await cross_encoder(query, text_nodes), dtype=np.float32).reshape(-1)
-    except Exception as error:  # R-T2-4: any cross-encoder failure falls back, never raises
-        return _fallback(text_nodes, image_nodes, decision, f"{type(error).__name__}: {error}")
-    if raw.shape[0] != len(text_nodes) or not np.all(np.isfinite(raw)):
+    except Exception as error:  # R-T2-4: any scorer failure falls back, never raises
+        return _fallback(
+            text_nodes, image_nodes, first, decision, f"{type(error).__name__}: {error}"
+        )
+    if raw.shape[0] != len(text_nodes) or not np.any(np.isfinite(raw)):
         return _fallback(
             text_nodes,
             image_nodes,
+            first,
             decision,
-            f"cross-encoder returned {raw.shape[0]} scores for {len(text_nodes)}",
+            f"scorer returned {raw.shape[0]} scores ({int(np.isfinite(raw).sum())} finite) "
+            f"for {len(text_nodes)}",
         )
-    ce_norm = min_max_normalise(raw)
+    ce = min_max_normalise(raw)
+    structure = np.array(
+        [item.score_parts.get("structure", np.nan) for item in text_nodes], dtype=np.float32
+    )
+    ce = np.where(np.isfinite(structure), structure, ce)
+    ce = np.where(np.isfinite(ce), ce, first)
     if policy == RerankPolicy.GENERAL:
         scored = [
-            item.model_copy(
-                update={"score": float(ce), "score_parts": {**item.score_parts, "ce": float(ce)}}
-            )
-            for item, ce in zip(text_nodes, ce_norm, strict=True)
+            _with_similarity(item, float(value), {"ce": float(value), "first": float(f)})
+            for item, value, f in zip(text_nodes, ce, first, strict=True)
         ]
     else:
-        scored = _fuse(text_nodes, ce_norm, query, intent, vocabulary, settings)
+        scored = _fuse(text_nodes, ce, first, query, intent, vocabulary, settings)
         if intent.workflow == "chemical" and chemical_scores is not None:
             scored = await _chemical_rescore(scored, chemical_scores)
-    order = sorted(range(len(scored)), key=lambda i: -scored[i].score)
+    order = sorted(
+        range(len(scored)),
+        key=lambda i: (-scored[i].score_parts["similarity"], -scored[i].score, i),
+    )
     return Tier2Outcome(
-        nodes=[*(scored[i] for i in order), *image_nodes],
+        nodes=[*(scored[i] for i in order), *_unscored(image_nodes)],
         decisions=[decision],
         scored=len(scored),
     )
 
 
-def _fallback(
-    text_nodes: list[NodeWithScore], image_nodes: list[NodeWithScore], decision: str, error: str
+def _with_similarity(
+    item: NodeWithScore, similarity: float, parts: dict[str, float], score: float | None = None
+) -> NodeWithScore:
+    value = min(1.0, max(0.0, similarity))
+    return item.model_copy(
+        update={
+            "score": value if score is None else score,
+            "score_parts": {**item.score_parts, **parts, "similarity": value},
+        }
+    )
+
+
+def _unscored(image_nodes: list[NodeWithScore]) -> list[NodeWithScore]:
+    # R-T2-1: images pass unscored, after every text node: similarity 0 keeps the
+    # scale monotone with the order.
+    return [_with_similarity(item, 0.0, {}, score=item.score) for item in image_nodes]
+
+
+def _first_stage_order(
+    text_nodes: list[NodeWithScore],
+    image_nodes: list[NodeWithScore],
+    first: np.ndarray,
+    decisions: list[str],
+    degraded: bool = False,
+    error: str | None = None,
 ) -> Tier2Outcome:
+    # The first-stage order, its evidence as the similarity (monotone by construction
+    # except for injected hits, which take the running minimum).
+    nodes = list(text_nodes)
+    similarities = running_minimum(
+        [
+            1.0 if item.score_parts.get("injected") else float(f)
+            for item, f in zip(nodes, first, strict=True)
+        ]
+    )
+    scored = [
+        _with_similarity(item, value, {"first": float(f)}, score=item.score)
+        for item, value, f in zip(nodes, similarities, first, strict=True)
+    ]
     return Tier2Outcome(
-        nodes=[*text_nodes, *image_nodes],
-        decisions=[decision, "rerank_t2_fallback_existing_scores"],
+        nodes=[*scored, *_unscored(image_nodes)],
+        decisions=decisions,
+        degraded=degraded,
+        error=error,
+    )
+
+
+def _structure_order(
+    text_nodes: list[NodeWithScore], image_nodes: list[NodeWithScore], first: np.ndarray
+) -> Tier2Outcome:
+    # A-3: a structure query is answered by structure similarity (Tanimoto; an
+    # identical parent is 1.0), ties by the first stage; nodes without a structure
+    # score follow in first-stage order.
+    keyed = []
+    for index, item in enumerate(text_nodes):
+        structure = item.score_parts.get("structure")
+        keyed.append((0 if structure is not None else 1, -(structure or 0.0), index))
+    keyed.sort()
+    ordered: list[NodeWithScore] = []
+    floor = 1.0
+    for _, negative, index in keyed:
+        item = text_nodes[index]
+        value = -negative if item.score_parts.get("structure") is not None else float(first[index])
+        floor = min(floor, value)
+        ordered.append(_with_similarity(item, floor, {"first": float(first[index])}))
+    return Tier2Outcome(
+        nodes=[*ordered, *_unscored(image_nodes)],
+        decisions=["rerank_t2_structure"],
+        scored=len(ordered),
+    )
+
+
+def running_minimum(values: Sequence[float]) -> list[float]:
+    """Each value capped by every value before it: a non-increasing sequence (A-2)."""
+    result: list[float] = []
+    floor = float("inf")
+    for value in values:
+        floor = min(floor, float(value))
+        result.append(floor)
+    return result
+
+
+def _fallback(
+    text_nodes: list[NodeWithScore],
+    image_nodes: list[NodeWithScore],
+    first: np.ndarray,
+    decision: str,
+    error: str,
+) -> Tier2Outcome:
+    return _first_stage_order(
+        text_nodes,
+        image_nodes,
+        first,
+        [decision, "rerank_t2_fallback_existing_scores"],
         degraded=True,
         error=error,
     )
@@ -213,7 +349,8 @@ def _fallback(
 
 def _fuse(
     nodes: list[NodeWithScore],
-    ce_norm: np.ndarray,
+    ce: np.ndarray,
+    first: np.ndarray,
     query: str,
     intent: QueryRetrievalIntent,
     vocabulary: Vocabulary,
@@ -221,25 +358,35 @@ def _fuse(
 ) -> list[NodeWithScore]:
     weights = settings.weights_for(intent.workflow)
     drugs = boost_terms_for_query(query, vocabulary, settings.related_drugs_limit)
+    # The largest fused score this query can reach: entity and section terms count only
+    # when the query has drugs / section cues to match (A-2).
+    reachable = (
+        weights.w_ce
+        + weights.w_first
+        + (weights.w_entity if drugs else 0.0)
+        + (weights.w_sec if intent.section_cues else 0.0)
+    )
     fused = []
-    for item, ce in zip(nodes, ce_norm, strict=True):
+    for item, ce_value, first_value in zip(nodes, ce, first, strict=True):
         entity = entity_match_score(item.node, drugs, settings.entity_window_chars)
         section = section_match_score(item.node, intent.section_cues, settings.summary_window_chars)
         xdrug = cross_drug_penalty(item.node, drugs, settings.entity_window_chars)
         final = (
-            weights.w_ce * float(ce)
+            weights.w_ce * float(ce_value)
+            + weights.w_first * float(first_value)
             + weights.w_entity * entity
             + weights.w_sec * section
             - weights.w_xdrug * xdrug
         )
         parts = {
-            **item.score_parts,
-            "ce": float(ce),
+            "ce": float(ce_value),
+            "first": float(first_value),
             "entity": entity,
             "section": section,
             "xdrug": xdrug,
+            "fused": final,
         }
-        fused.append(item.model_copy(update={"score": final, "score_parts": parts}))
+        fused.append(_with_similarity(item, final / max(reachable, 1e-9), parts, score=final))
     return fused
 
 
@@ -247,16 +394,16 @@ async def _chemical_rescore(
     nodes: list[NodeWithScore],
     chemical_scores: Callable[[Sequence[NodeWithScore]], Awaitable[np.ndarray]],
 ) -> list[NodeWithScore]:
-    # R-T2-9: only nodes with an entity score take part; each keeps the higher score.
+    # R-T2-9: only nodes with an entity score take part; each keeps the higher of its
+    # similarity and its MolFormer cosine (both on the [0, 1] scale).
     candidates = [i for i, item in enumerate(nodes) if item.score_parts.get("entity", 0.0) > 0]
     if not candidates:
         return nodes
     cosines = np.asarray(await chemical_scores([nodes[i] for i in candidates]), dtype=np.float32)
     result = list(nodes)
     for index, cosine in zip(candidates, cosines.reshape(-1), strict=True):
-        if float(cosine) > result[index].score:
-            parts = {**result[index].score_parts, "molformer": float(cosine)}
-            result[index] = result[index].model_copy(
-                update={"score": float(cosine), "score_parts": parts}
+        if float(cosine) > result[index].score_parts["similarity"]:
+            result[index] = _with_similarity(
+                result[index], float(cosine), {"molformer": float(cosine)}, score=float(cosine)
             )
     return result

@@ -11,35 +11,23 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 import numpy as np
 
-from pipeline.embeddings import EmbeddingService, chemical_query_text, is_smiles_role
-from pipeline.errors import BackendUnavailable, DeadlineExceeded, InvalidInput, InvalidRequest
+from pipeline.context import SearchContext, Stopwatch, bounded, degraded_stage
+from pipeline.embeddings import EmbeddingService
+from pipeline.errors import BackendUnavailable, DeadlineExceeded, InvalidRequest
 from pipeline.expansion import expand
 from pipeline.fusion import dedupe_cross_collection, inject_supplement_candidates, merge_rrf
-from pipeline.hybrid import hybrid_fuse_dense_sparse
 from pipeline.intent import detect_retrieval_intent
-from pipeline.lexical import lexical_query_text, meets_minimum_should_match
-from pipeline.pagination import (
-    assemble_chunks,
-    candidate_pool_size,
-    doc_aggs,
-    paginate,
-    plan_depth,
-    relevance,
-    rerank_window_size,
-    reranks_page,
-)
+from pipeline.pagination import assemble_chunks, doc_aggs, paginate, relevance
+from pipeline.plan_recall import PlanRecall, PlanResult
 from pipeline.ports import CrossEncoder, DocumentRegistry, ImageEncoder, TextEncoder, VectorStore
-from pipeline.rerank import Tier2Outcome, post_rrf_rerank, tier1_rerank
 from pipeline.routing import BiomedQueryRouteClassifier
 from pipeline.schema import (
     CollectionQueryPlan,
-    ExpandedQuery,
     NodeWithScore,
     QueryRetrievalIntent,
     QueryRouteDecision,
@@ -50,12 +38,12 @@ from pipeline.schema import (
 )
 from pipeline.settings import PipelineSettings
 from pipeline.supplement import SupplementResult, supplement_entity_anchored_hits
+from pipeline.tier2_stage import Tier2Stage
 from pipeline.vocabulary import Vocabulary, default_vocabulary
 
 __all__ = ["PlanResult", "Retriever", "RetrieverPorts"]
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 
 
 @dataclass
@@ -68,42 +56,6 @@ class RetrieverPorts:
     cross_encoder: CrossEncoder | None = None
     registry: DocumentRegistry | None = None
     image_encoders: Mapping[str, ImageEncoder] = field(default_factory=dict)
-
-
-@dataclass
-class PlanResult:
-    """Hits of one plan plus its trace entry."""
-
-    plan: CollectionQueryPlan
-    hits: list[NodeWithScore]
-    trace: StageTrace
-    ok: bool
-
-
-class _PlanSkipped(Exception):
-    """A plan that cannot run by design (no text tower, no encoder for the role)."""
-
-
-@dataclass
-class _Context:
-    request: SearchRequest
-    query: str
-    intent: QueryRetrievalIntent
-    scope: ScopeFilter | None
-    alpha: float
-    depth_page: int
-    page_size: int
-    image: bytes | None
-    deadline: float
-
-
-class _Stopwatch:
-    def __init__(self) -> None:
-        self.start = time.perf_counter()
-
-    @property
-    def ms(self) -> float:
-        return round((time.perf_counter() - self.start) * 1000.0, 3)
 
 
 class Retriever:
@@ -126,6 +78,23 @@ class Retriever:
         self.vocabulary = vocabulary or default_vocabulary()
         self.router = BiomedQueryRouteClassifier(settings, self.vocabulary)
         self.embeddings = EmbeddingService(ports.encoders, settings)
+        self.plans = PlanRecall(
+            settings,
+            ports.store,
+            ports.encoders,
+            ports.image_encoders,
+            self.embeddings,
+            self.vocabulary,
+        )
+        chemical_role = settings.tier1.encoders.get(settings.routing.chemical_collection)
+        self.tier2 = Tier2Stage(
+            settings,
+            self.embeddings,
+            self.vocabulary,
+            ports.cross_encoder,
+            ports.registry,
+            chemical_role if chemical_role in ports.encoders else None,
+        )
 
     # -- request checks -------------------------------------------------------------------
 
@@ -188,7 +157,7 @@ class Retriever:
             else self.settings.hybrid.alpha
         )
 
-        clock = _Stopwatch()
+        clock = Stopwatch()
         intent = detect_retrieval_intent(
             request.query,
             self.vocabulary,
@@ -201,7 +170,10 @@ class Retriever:
                 ms=clock.ms,
                 items_in=1,
                 items_out=1,
-                decisions=[f"workflow:{intent.workflow}"],
+                decisions=[
+                    f"workflow:{intent.workflow}",
+                    *(f"corrected:{correction}" for correction in intent.corrections),
+                ],
             )
         )
 
@@ -209,7 +181,7 @@ class Retriever:
         scope = None if scope.is_empty else scope
         scope_collections = await self._scope_collections(scope, trace)
 
-        clock = _Stopwatch()
+        clock = Stopwatch()
         decision = self.router.route(
             request.query,
             plugin_namespace=request.namespace,
@@ -246,13 +218,12 @@ class Retriever:
             )
         )
 
-        context = _Context(
+        context = SearchContext(
             request=request,
             query=request.query,
             intent=intent,
             scope=scope,
             alpha=alpha,
-            depth_page=request.page,
             page_size=page_size,
             image=image,
             deadline=deadline,
@@ -267,18 +238,19 @@ class Retriever:
             raise BackendUnavailable(f"every retrieval plan failed ({reasons})")
 
         first_stage = self._merge(succeeded, supplement, intent, trace)[: request.top_k]
-        ordered = await self._rerank(context, first_stage, trace)
+        ordered = await self.tier2.rank(context, first_stage, trace)
         self._check_deadline(deadline, "assembly")
 
-        clock = _Stopwatch()
-        scored = [relevance(item, request.query, alpha) for item in ordered]
+        clock = Stopwatch()
         threshold = (
             request.similarity_threshold
             if request.similarity_threshold is not None
             else self.settings.request.similarity_threshold
         )
-        page = paginate(scored, request.page, page_size, threshold)
-        chunks = assemble_chunks(page.items, request.query if request.highlight else None)
+        page = paginate(ordered, request.page, page_size, threshold)
+        # R-REQ-5 evidence, for the returned chunks only (it orders nothing).
+        shown = [relevance(item, request.query, alpha) for item in page.items]
+        chunks = assemble_chunks(shown, request.query if request.highlight else None)
         trace.append(
             StageTrace(
                 name="assembly",
@@ -309,18 +281,11 @@ class Retriever:
     ) -> list[tuple[str, str]]:
         if scope is None or self.ports.registry is None:
             return []
-        clock = _Stopwatch()
+        clock = Stopwatch()
         try:
             pairs = await self.ports.registry.collections_for_scope(scope)
         except (OSError, BackendUnavailable) as error:
-            trace.append(
-                StageTrace(
-                    name="scope",
-                    ms=clock.ms,
-                    degraded=True,
-                    error=f"{type(error).__name__}: {error}",
-                )
-            )
+            trace.append(degraded_stage("scope", clock, error))
             return []
         trace.append(
             StageTrace(
@@ -367,9 +332,9 @@ class Retriever:
         return QueryRouteDecision(plans=tuple(plans), retrieval_hints=decision.retrieval_hints)
 
     async def _recall(
-        self, context: _Context, decision: QueryRouteDecision
+        self, context: SearchContext, decision: QueryRouteDecision
     ) -> tuple[list[PlanResult], SupplementResult, StageTrace | None]:
-        plan_tasks = [self._run_plan_bounded(context, plan) for plan in decision.plans]
+        plan_tasks = [self.plans.run(context, plan) for plan in decision.plans]
         supplement_task = self._run_supplement(context)
         if self.settings.parallel_plans:
             *plan_results, (supplement, supplement_trace) = await asyncio.gather(
@@ -380,166 +345,13 @@ class Retriever:
             supplement, supplement_trace = await supplement_task
         return list(plan_results), supplement, supplement_trace
 
-    async def _bounded(self, awaitable: Awaitable[T], budget_ms: float, deadline: float) -> T:
-        remaining = deadline - time.monotonic()
-        timeout = min(budget_ms / 1000.0, remaining)
-        if timeout <= 0:
-            if asyncio.iscoroutine(awaitable):
-                awaitable.close()
-            raise TimeoutError("request deadline passed")
-        return await asyncio.wait_for(awaitable, timeout)
-
-    async def _run_plan_bounded(self, context: _Context, plan: CollectionQueryPlan) -> PlanResult:
-        clock = _Stopwatch()
-        detail: dict[str, Any] = {"encoder": plan.encoder}
-
-        def failed(decision: str, error: str) -> PlanResult:
-            trace = StageTrace(
-                name=f"plan:{plan.collection}",
-                ms=clock.ms,
-                decisions=[decision],
-                degraded=True,
-                error=error,
-                detail=detail,
-            )
-            return PlanResult(plan, [], trace, ok=False)
-
-        try:
-            hits = await self._bounded(
-                self._run_plan(context, plan, detail),
-                self.settings.budgets.plan_ms,
-                context.deadline,
-            )
-        except _PlanSkipped as reason:
-            return failed("plan_skipped", str(reason))
-        except TimeoutError:
-            return failed("plan_timeout", f"over budget ({self.settings.budgets.plan_ms} ms)")
-        except (BackendUnavailable, InvalidInput, OSError, RuntimeError, ValueError) as error:
-            logger.warning("plan %s/%s failed: %s", plan.collection, plan.encoder, error)
-            return failed("plan_failed", f"{type(error).__name__}: {error}")
-        trace = StageTrace(
-            name=f"plan:{plan.collection}",
-            ms=clock.ms,
-            items_in=plan.top_k,
-            items_out=len(hits),
-            decisions=detail.pop("decisions", []),
-            detail=detail,
-        )
-        return PlanResult(plan, hits, trace, ok=True)
-
-    async def _plan_query_vector(
-        self, context: _Context, plan: CollectionQueryPlan, expanded: ExpandedQuery
-    ) -> np.ndarray:
-        spec = self.settings.collections[plan.collection]
-        if spec.modality == "image":
-            encoder = self.ports.image_encoders.get(plan.encoder)
-            if encoder is None:  # R-XM-3: never substitute another image model
-                raise _PlanSkipped(f"no image encoder for role {plan.encoder!r}")
-            if context.image is not None:
-                return np.asarray(await encoder.encode_images([context.image]))[0]
-            try:
-                return np.asarray(await encoder.encode_texts([context.query]))[0]
-            except InvalidInput as error:  # R-XM-2: UNI2 has no text tower
-                raise _PlanSkipped(str(error)) from error
-        if plan.encoder not in self.ports.encoders:
-            raise _PlanSkipped(f"no encoder for role {plan.encoder!r}")
-        return await self.embeddings.query_vector(
-            plan.encoder, self._dense_text(plan.encoder, expanded)
-        )
-
-    def _dense_text(self, role: str, expanded: ExpandedQuery) -> str:
-        if is_smiles_role(role, self.settings):
-            return chemical_query_text(expanded.dense_query, self.vocabulary)
-        return expanded.dense_query
-
-    def _is_hybrid(self, collection: str) -> bool:
-        configured = self.settings.hybrid.hybrid_text_collections
-        if configured:  # R-HYB-4: the configured list wins
-            return collection in configured
-        spec = self.settings.collections.get(collection)
-        return bool(spec and spec.hybrid)
-
-    async def _run_plan(
-        self, context: _Context, plan: CollectionQueryPlan, detail: dict[str, Any]
-    ) -> list[NodeWithScore]:
-        stages = self.settings.stages
-        store = self.ports.store
-        expanded = expand(context.query, plan.encoder, self.vocabulary, context.intent)
-        detail["dense_query"] = expanded.dense_query
-        depth = plan_depth(plan.top_k, context.depth_page, context.page_size, context.request.top_k)
-        clock = _Stopwatch()
-        vector = await self._plan_query_vector(context, plan, expanded)
-        detail["encode_ms"] = clock.ms
-        hybrid = (
-            self._is_hybrid(plan.collection)
-            and stages.lexical
-            and (self.settings.hybrid.lexical_leg)
-        )
-        clock = _Stopwatch()
-        dense_task = (
-            store.search_dense(plan.collection, vector, depth, context.scope, with_vectors=True)
-            if stages.dense
-            else _empty()
-        )
-        lexical_task = (
-            store.search_lexical(
-                plan.collection,
-                lexical_query_text(context.query, self.vocabulary, self.settings.lexical),
-                depth,
-                context.scope,
-                with_vectors=True,
-            )
-            if hybrid
-            else _empty()
-        )
-        dense_hits, lexical_hits = await asyncio.gather(dense_task, lexical_task)
-        detail["ann_ms"] = clock.ms
-        lexical_hits = [
-            _with_vector_similarity(item, vector, plan.collection)
-            for item in lexical_hits
-            if meets_minimum_should_match(
-                context.query, item.node.text, self.settings.lexical.minimum_should_match
-            )
-        ]
-        dense_hits = [
-            item.model_copy(update={"collection": plan.collection})
-            if item.collection is None
-            else item
-            for item in dense_hits
-        ]
-        detail.update(dense_hits=len(dense_hits), lexical_hits=len(lexical_hits))
-        decisions: list[str] = []
-        candidates = merge_rrf([dense_hits, lexical_hits], self.settings.rrf.k)
-        if hybrid and stages.hybrid_fusion:  # R-HYB-1 over the RRF union of both legs
-            candidates = hybrid_fuse_dense_sparse(
-                candidates, context.query, expanded.sparse_terms, context.alpha
-            )
-            decisions.append(f"hybrid_alpha:{context.alpha}")
-        if stages.tier1:
-            clock = _Stopwatch()
-            candidates, tier1_decision = await tier1_rerank(
-                candidates,
-                plan.collection,
-                context.intent,
-                expanded.sparse_terms,
-                self.settings.tier1,
-                query_vector=lambda role: self.embeddings.query_vector(
-                    role, self._dense_text(role, ExpandedQuery(dense_query=context.query))
-                ),
-                node_vectors=self.embeddings.node_vectors,
-            )
-            detail["tier1_ms"] = clock.ms
-            decisions.append(tier1_decision)
-        detail["decisions"] = decisions
-        return candidates
-
     async def _run_supplement(
-        self, context: _Context
+        self, context: SearchContext
     ) -> tuple[SupplementResult, StageTrace | None]:
         registry = self.ports.registry
         if not self.settings.stages.supplement or registry is None:
             return SupplementResult(), None
-        clock = _Stopwatch()
+        clock = Stopwatch()
         if not context.intent.require_entity_match:
             # R-INJ-1 injects only for entity intents, so the recall would be thrown away.
             return SupplementResult(), StageTrace(
@@ -548,10 +360,10 @@ class Retriever:
 
         async def encode_query(role: str, collection: str) -> np.ndarray:
             expanded = expand(context.query, role, self.vocabulary, context.intent)
-            return await self.embeddings.query_vector(role, self._dense_text(role, expanded))
+            return await self.embeddings.query_vector(role, self.plans.dense_text(role, expanded))
 
         try:
-            result = await self._bounded(
+            result = await bounded(
                 supplement_entity_anchored_hits(
                     context.query,
                     context.intent,
@@ -594,7 +406,7 @@ class Retriever:
         intent: QueryRetrievalIntent,
         trace: list[StageTrace],
     ) -> list[NodeWithScore]:
-        clock = _Stopwatch()
+        clock = Stopwatch()
         lists = [result.hits for result in succeeded]
         merged = merge_rrf(lists, self.settings.rrf.k)  # R-RRF-1..4, R-RRF-6
         decisions = [f"rrf_k:{self.settings.rrf.k}", f"lists:{sum(1 for h in lists if h)}"]
@@ -611,7 +423,7 @@ class Retriever:
                 decisions=decisions,
             )
         )
-        clock = _Stopwatch()
+        clock = Stopwatch()
         settings = self.settings.supplement
         if intent.require_entity_match and supplement.hits:  # R-INJ-1
             injected = inject_supplement_candidates(
@@ -639,166 +451,7 @@ class Retriever:
         )
         return merged
 
-    async def _rerank(
-        self, context: _Context, first_stage: list[NodeWithScore], trace: list[StageTrace]
-    ) -> list[NodeWithScore]:
-        request = context.request
-        clock = _Stopwatch()
-        if not self.settings.stages.tier2:
-            trace.append(
-                StageTrace(
-                    name="tier2",
-                    ms=0.0,
-                    items_in=len(first_stage),
-                    items_out=len(first_stage),
-                    decisions=["tier2_disabled"],
-                )
-            )
-            return first_stage
-        if not reranks_page(request.page, request.rerank, self.settings.request):
-            reason = "rerank_off" if not request.rerank else "rerank_t2_skipped_page_beyond_limit"
-            trace.append(
-                StageTrace(
-                    name="tier2",
-                    ms=0.0,
-                    items_in=len(first_stage),
-                    items_out=len(first_stage),
-                    decisions=[reason],
-                )
-            )
-            return first_stage
-        pool = candidate_pool_size(context.page_size, request.top_k, self.settings.request)
-        window_size = rerank_window_size(pool, self.settings.tier2.max_candidates)
-        window, rest = first_stage[:window_size], first_stage[window_size:]
-        window = await self._backfill_names(window, trace)
-        try:
-            outcome = await self._bounded(
-                post_rrf_rerank(
-                    window,
-                    context.query,
-                    context.intent,
-                    vocabulary=self.vocabulary,
-                    settings=self.settings.tier2,
-                    cross_encoder=self._cross_encoder_scores if self.ports.cross_encoder else None,
-                    chemical_scores=self._chemical_scores(context),
-                ),
-                self.settings.budgets.rerank_ms,
-                context.deadline,
-            )
-        except TimeoutError:  # R-T2-4: a cross-encoder over budget falls back too
-            outcome = Tier2Outcome(
-                nodes=window,
-                decisions=["rerank_t2_domain", "rerank_t2_fallback_existing_scores"],
-                degraded=True,
-                error=f"over budget ({self.settings.budgets.rerank_ms} ms)",
-            )
-        trace.append(
-            StageTrace(
-                name="tier2",
-                ms=clock.ms,
-                items_in=len(window),
-                items_out=len(outcome.nodes),
-                decisions=[*outcome.decisions, f"window:{window_size}"],
-                degraded=outcome.degraded,
-                error=outcome.error,
-            )
-        )
-        return [*outcome.nodes, *rest]
-
-    async def _cross_encoder_scores(self, query: str, nodes: Sequence[NodeWithScore]) -> np.ndarray:
-        assert self.ports.cross_encoder is not None
-        limit = self.settings.tier2.ce_max_chars
-        texts = [item.node.text[:limit] for item in nodes]  # R-T2-3
-        titles = [
-            str(item.node.metadata.get("title") or item.node.metadata.get("document_name") or "")
-            for item in nodes
-        ]
-        return await self.ports.cross_encoder.score(query, texts, titles)
-
-    def _chemical_scores(
-        self, context: _Context
-    ) -> Callable[[Sequence[NodeWithScore]], Awaitable[np.ndarray]] | None:
-        role = self.settings.tier1.encoders.get(self.settings.routing.chemical_collection)
-        if role is None or role not in self.ports.encoders:
-            return None
-
-        async def scores(nodes: Sequence[NodeWithScore]) -> np.ndarray:
-            # R-T2-9 compares structures: only nodes that carry a SMILES are re-scored.
-            query_vector = await self.embeddings.query_vector(
-                role, chemical_query_text(context.query, self.vocabulary)
-            )
-            with_smiles = [i for i, item in enumerate(nodes) if item.node.metadata.get("smiles")]
-            result = np.full(len(nodes), -np.inf, dtype=np.float32)
-            if with_smiles:
-                vectors = await self.embeddings.node_vectors(role, [nodes[i] for i in with_smiles])
-                result[with_smiles] = vectors @ query_vector
-            return result
-
-        return scores
-
-    async def _backfill_names(
-        self, nodes: list[NodeWithScore], trace: list[StageTrace]
-    ) -> list[NodeWithScore]:
-        """R-T2-10: fill missing ``file_name`` / ``document_name`` from the registry."""
-        registry = self.ports.registry
-        missing = sorted(
-            {
-                str(item.node.metadata.get("document_id"))
-                for item in nodes
-                if item.node.metadata.get("document_id")
-                and not (
-                    item.node.metadata.get("file_name") and item.node.metadata.get("document_name")
-                )
-            }
-        )
-        if registry is None or not missing:
-            return nodes
-        clock = _Stopwatch()
-        try:
-            records = await registry.lookup_documents(missing)
-        except (OSError, BackendUnavailable, RuntimeError) as error:
-            trace.append(
-                StageTrace(
-                    name="backfill",
-                    ms=clock.ms,
-                    degraded=True,
-                    error=f"{type(error).__name__}: {error}",
-                )
-            )
-            return nodes
-        filled = []
-        for item in nodes:
-            record = records.get(str(item.node.metadata.get("document_id")))
-            if record is None:
-                filled.append(item)
-                continue
-            metadata = dict(item.node.metadata)
-            metadata.setdefault("file_name", record.file_name)
-            metadata["file_name"] = metadata["file_name"] or record.file_name
-            metadata["document_name"] = metadata.get("document_name") or record.name
-            node = item.node.model_copy(update={"metadata": metadata})
-            filled.append(item.model_copy(update={"node": node}))
-        trace.append(
-            StageTrace(name="backfill", ms=clock.ms, items_in=len(missing), items_out=len(records))
-        )
-        return filled
-
     @staticmethod
     def _check_deadline(deadline: float, stage: str) -> None:
         if time.monotonic() > deadline:
             raise DeadlineExceeded(f"deadline passed before {stage}")
-
-
-async def _empty() -> list[NodeWithScore]:
-    return []
-
-
-def _with_vector_similarity(
-    item: NodeWithScore, query_vector: np.ndarray, collection: str
-) -> NodeWithScore:
-    # A BM25 hit has no ANN score: its cosine comes from its stored vector (R-HYB-2).
-    update: dict[str, Any] = {"collection": item.collection or collection}
-    if item.node.embedding is not None and item.vector_similarity is None:
-        cosine = float(np.dot(np.asarray(item.node.embedding, dtype=np.float32), query_vector))
-        update["vector_similarity"] = min(1.0, max(0.0, cosine))
-    return item.model_copy(update=update)

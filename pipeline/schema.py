@@ -139,6 +139,9 @@ class QueryRetrievalIntent(BaseModel):
     suppress_collections: tuple[str, ...] = ()
     section_cues: tuple[str, ...] = ()
     require_entity_match: bool = False
+    #: A-6 typo corrections made in the query, ``"osimertinb→osimertinib"``; the
+    #: corrected drug is what every later stage matches.
+    corrections: tuple[str, ...] = ()
 
 
 class CollectionQueryPlan(BaseModel):
@@ -245,7 +248,22 @@ class SearchRequest(BaseModel):
     page: int = Field(1, ge=1, le=1000)
     page_size: int | None = Field(None, ge=1, le=1000, description="default: final_top_k (5)")
     top_k: int = Field(1024, ge=1, le=1024, description="candidate pool cap")
-    similarity_threshold: float | None = Field(None, ge=0.0, le=1.0, description="default 0.2")
+    similarity_threshold: float | None = Field(
+        None,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "default 0.2. Drops chunks whose `similarity` is below it. `similarity` is in "
+            "[0, 1] and non-increasing down the results: in the reranked window "
+            "clip((w_ce*ce + w_first*first + w_entity*entity + w_sec*section - "
+            "w_xdrug*xdrug) / reachable, 0, 1) with the weights of the query's workflow, "
+            "reachable = w_ce + w_first (+ w_entity when the query names drugs, + w_sec "
+            "when it has section cues); for a structure query the Tanimoto similarity "
+            "(1.0 = identical parent structure); past the window, and with rerank off, the "
+            "first-stage evidence (k + 1) / (k + rank), capped by the chunk before it. "
+            "The raw parts are in each chunk's score_parts."
+        ),
+    )
     vector_similarity_weight: float | None = Field(
         None, ge=0.0, le=1.0, description="dense weight; lexical weight is 1 - it (default 0.3)"
     )
@@ -287,24 +305,35 @@ class SearchRequest(BaseModel):
 
 
 class ScoreParts(BaseModel):
-    """Tier-2 parts of a chunk's score (R-T2-2) and its RRF score (R-RRF-1)."""
+    """The raw parts behind a chunk's similarity: Tier-2's ``ce`` (scorer, min-max over
+    the window, R-T2-3), ``entity``, ``section``, ``xdrug`` (R-T2-5..7), ``first`` (the
+    first-stage evidence, A-4), the RRF score (R-RRF-1) and ``structure`` (Tanimoto of
+    the query structure, 1.0 for an identical parent, A-3). Absent parts are null."""
 
     ce: float | None = None
     entity: float | None = None
     section: float | None = None
     xdrug: float | None = None
     rrf: float | None = None
+    first: float | None = None
+    structure: float | None = None
 
 
 class Chunk(BaseModel):
     """One result (R-REQ-5).
 
-    ``similarity`` is the final score the list is ordered by (Tier-2 fused score on
-    reranked pages, else the first-stage score). ``vector_similarity`` (cosine, [0, 1]) and
-    ``term_similarity`` (lexical, [0, 1]) are the dense and lexical evidence, and
-    ``relevance = w * vector_similarity + (1 - w) * term_similarity`` with
-    ``w = vector_similarity_weight`` is what ``similarity_threshold`` filters (R-REQ-4):
-    a pool-independent scale, unlike min-max-normalised cross-encoder scores.
+    ``similarity`` (A-2) is in [0, 1], non-increasing along the result order, and is what
+    ``similarity_threshold`` filters. In the reranked window it is the Tier-2 fused score
+    over the largest value this query can reach, ``clip((w_ce*ce + w_first*first +
+    w_entity*entity + w_sec*section - w_xdrug*xdrug) / reachable, 0, 1)`` with
+    ``reachable = w_ce + w_first`` (``+ w_entity`` when the query names drugs, ``+ w_sec``
+    when it has section cues); for a
+    structure query, the Tanimoto similarity of the structures (1.0 identical parent);
+    past the window (and with ``rerank`` off) the first-stage evidence
+    ``(k + 1) / (k + rank)``, capped by the similarity before it. ``score_parts`` keeps
+    the raw parts. ``vector_similarity`` (cosine, [0, 1]), ``term_similarity`` (lexical,
+    [0, 1]) and ``relevance = w * vector_similarity + (1 - w) * term_similarity``
+    (``w = vector_similarity_weight``) are the first-stage evidence (R-REQ-5).
     """
 
     chunk_id: str

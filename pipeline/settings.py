@@ -14,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
+    "TIER2_PRESETS",
     "CollectionSpec",
     "HybridSettings",
     "IngestSettings",
@@ -28,10 +29,13 @@ __all__ = [
     "StageSwitches",
     "SupplementSettings",
     "Tier1Settings",
+    "Tier2Preset",
+    "Tier2Scorer",
     "Tier2Settings",
     "deep_merge",
     "default_collections",
     "load_yaml",
+    "preset_weights",
 ]
 
 
@@ -94,8 +98,9 @@ class RoutingSettings(_Frozen):
     medcpt_dual_search: bool = False
     exploratory_search_collections: tuple[str, ...] = ()
     collection_recall_top_k: int = Field(20, ge=1, le=1024)
-    #: Beyond the source: cue the other leaflet sections too (see intent.section_cues_for).
-    extended_section_cues: bool = False
+    #: A-5: section cues from the table of section words, lay phrasing included (see
+    #: intent.section_cues_for); False is R-INT-6 as the seed wrote it.
+    extended_section_cues: bool = True
     biomed_text_collection: str = "biomed_text"
     medcpt_text_collection: str = "medcpt_text"
     general_text_collection: str = "general_text"
@@ -167,6 +172,9 @@ class Tier1Settings(_Frozen):
     )
     max_chars: int = Field(2048, ge=1)
     entity_window_chars: int = Field(512, ge=1)
+    #: R-T1-3 re-sorts each plan's list by one encoder's cosine. Off keeps the plan's
+    #: fused order (the entity filter still runs); profiles choose from the ablation.
+    cosine_sort: bool = True
 
 
 class SupplementSettings(_Frozen):
@@ -185,39 +193,104 @@ class SupplementSettings(_Frozen):
 
 
 class ProfileWeights(_Frozen):
-    """Tier-2 fusion weights of one profile (R-T2-8)."""
+    """Tier-2 fusion weights of one profile (R-T2-8, A-4). ``w_first`` weighs the
+    first-stage evidence (rank in the post-RRF list, A-4); the seed has none (0.0)."""
 
     w_ce: float
     w_entity: float
     w_sec: float
     w_xdrug: float
+    w_first: float = 0.0
+
+
+class Tier2Preset(StrEnum):
+    """Named Tier-2 weight tables (A-4).
+
+    ``seed``: the weights of SPEC.md R-T2-8, no first-stage term, written for a real MedCPT
+    cross-encoder. ``tuned``: chosen by the development-set ablation for the offline
+    stand-in scorer (configs/profiles/default.yaml says how).
+    """
+
+    SEED = "seed"
+    TUNED = "tuned"
+
+
+#: (w_ce, w_entity, w_sec, w_xdrug, w_first) per workflow and preset.
+TIER2_PRESETS: dict[Tier2Preset, dict[str, tuple[float, float, float, float, float]]] = {
+    Tier2Preset.SEED: {
+        "default": (0.50, 0.25, 0.15, 2.0, 0.0),
+        "regulatory": (0.30, 0.20, 0.35, 2.5, 0.0),
+        "drug_entity": (0.35, 0.35, 0.10, 3.0, 0.0),
+        "chemical": (0.25, 0.40, 0.10, 3.0, 0.0),
+        "combination": (0.35, 0.35, 0.10, 2.5, 0.0),
+    },
+    # The seed's table with w_ce halved and a first-stage term of 0.25 (first_stage_k
+    # 10): the best of 19 variants on the even half of the development sets
+    # (scripts/tune_ranking.py, scripts/ranking_variants.yaml; README "Ranking").
+    Tier2Preset.TUNED: {
+        "default": (0.25, 0.25, 0.15, 2.0, 0.25),
+        "regulatory": (0.15, 0.20, 0.35, 2.5, 0.25),
+        "drug_entity": (0.175, 0.35, 0.10, 3.0, 0.25),
+        "chemical": (0.125, 0.40, 0.10, 3.0, 0.25),
+        "combination": (0.175, 0.35, 0.10, 2.5, 0.25),
+    },
+}
+
+
+def preset_weights(preset: Tier2Preset | str) -> dict[str, ProfileWeights]:
+    """The weight table of ``preset`` (A-4)."""
+    table = TIER2_PRESETS[Tier2Preset(preset)]
+    return {
+        name: ProfileWeights(w_ce=ce, w_entity=ent, w_sec=sec, w_xdrug=xdrug, w_first=first)
+        for name, (ce, ent, sec, xdrug, first) in table.items()
+    }
 
 
 def _default_profile_weights() -> dict[str, ProfileWeights]:
-    table = {
-        "default": (0.50, 0.25, 0.15, 2.0),
-        "regulatory": (0.30, 0.20, 0.35, 2.5),
-        "drug_entity": (0.35, 0.35, 0.10, 3.0),
-        "chemical": (0.25, 0.40, 0.10, 3.0),
-        "combination": (0.35, 0.35, 0.10, 2.5),
-    }
-    return {
-        name: ProfileWeights(w_ce=ce, w_entity=ent, w_sec=sec, w_xdrug=xdrug)
-        for name, (ce, ent, sec, xdrug) in table.items()
-    }
+    return preset_weights(Tier2Preset.SEED)
+
+
+class Tier2Scorer(StrEnum):
+    """Where Tier-2's ``ce`` part comes from.
+
+    ``cross_encoder``: the cross-encoder port (R-T2-3). ``stored_vectors``: the cosine of
+    the query vector and the stored document vector of ``stored_vector_role`` (the
+    offline stand-in scorer is that same bi-encoder, so this is its score without
+    re-encoding a single candidate); nodes without such a vector take their first-stage
+    evidence instead.
+    """
+
+    CROSS_ENCODER = "cross_encoder"
+    STORED_VECTORS = "stored_vectors"
 
 
 class Tier2Settings(_Frozen):
-    """Fused rerank (R-T2-1..11)."""
+    """Fused rerank (R-T2-1..11, A-2, A-4). ``preset`` names the weight table
+    (``seed``: R-T2-8); ``profile_weights`` given in config overrides it."""
 
     policy: RerankPolicy = RerankPolicy.DOMAIN
+    preset: Tier2Preset = Tier2Preset.SEED
     profile_weights: dict[str, ProfileWeights] = Field(default_factory=_default_profile_weights)
+    scorer: Tier2Scorer = Tier2Scorer.CROSS_ENCODER
+    stored_vector_role: str = "pubmedbert"
+    #: k of the first-stage evidence ``(k + 1) / (k + rank)`` (A-4); rank from 1.
+    first_stage_k: float = Field(10.0, gt=0.0)
     ce_max_chars: int = Field(2048, ge=1)
     ce_max_tokens: int = Field(512, ge=8)
     entity_window_chars: int = Field(512, ge=1)
     summary_window_chars: int = Field(200, ge=1)
     related_drugs_limit: int = Field(6, ge=0)
     max_candidates: int = Field(128, ge=1, description="cap on pairs sent to the cross-encoder")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _weights_from_preset(cls, data: Any) -> Any:
+        # The preset fills the table; weights written in config win, per workflow.
+        if isinstance(data, dict) and "preset" in data:
+            table = preset_weights(data["preset"])
+            given = data.get("profile_weights") or {}
+            data = {**data, "profile_weights": {**table, **given}}
+        return data
 
     def weights_for(self, workflow: str) -> ProfileWeights:
         """Weights of ``workflow``; ``general`` and unknown workflows use ``default``."""

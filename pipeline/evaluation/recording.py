@@ -23,7 +23,11 @@ from pipeline.evaluation.judging import ResultItem
 from pipeline.ports import VectorStore
 from pipeline.schema import Node, NodeWithScore, ScopeFilter
 
-__all__ = ["PoolRecording", "RecordingVectorStore", "StoreCall"]
+__all__ = ["PoolRecording", "RecordingVectorStore", "SearchKind", "StoreCall"]
+
+#: The store searches a recording tells apart (``structure``: the A-3 InChIKey and
+#: fingerprint searches of a structure collection).
+SearchKind = Literal["dense", "lexical", "structure"]
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ class StoreCall:
     """One store search: its kind, collection, whether it was scoped to document ids
     (the supplement's R-SUP-3 searches are) and its hits in rank order."""
 
-    kind: Literal["dense", "lexical"]
+    kind: SearchKind
     collection: str
     scoped_to_documents: bool
     hits: tuple[ResultItem, ...]
@@ -71,7 +75,8 @@ def _item(hit: NodeWithScore, collection: str) -> ResultItem:
 
 
 class RecordingVectorStore:
-    """Wraps a ``VectorStore``; ``search_dense`` / ``search_lexical`` record their hits
+    """Wraps a ``VectorStore``; ``search_dense`` / ``search_lexical`` and the structure
+    searches (``search_fingerprint`` / ``search_inchikey``) record their hits
     into the recording open in the current context. Every other attribute is the
     wrapped store's."""
 
@@ -92,8 +97,9 @@ class RecordingVectorStore:
             _current.reset(token)
 
     @staticmethod
-    def _record(kind: Literal["dense", "lexical"], collection: str, scope: ScopeFilter | None,
-                hits: Sequence[NodeWithScore]) -> None:
+    def _record(
+        kind: SearchKind, collection: str, scope: ScopeFilter | None, hits: Sequence[NodeWithScore]
+    ) -> None:
         recording = _current.get()
         if recording is None:
             return
@@ -106,22 +112,63 @@ class RecordingVectorStore:
             )
         )
 
-    async def search_dense(self, collection: str, vector: np.ndarray, top_k: int,
-                           scope: ScopeFilter | None = None,
-                           with_vectors: bool = False) -> list[NodeWithScore]:
+    async def search_dense(
+        self,
+        collection: str,
+        vector: np.ndarray,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
         hits = await self.inner.search_dense(collection, vector, top_k, scope, with_vectors)
         self._record("dense", collection, scope, hits)
         return hits
 
-    async def search_lexical(self, collection: str, query_text: str, top_k: int,
-                             scope: ScopeFilter | None = None,
-                             with_vectors: bool = False) -> list[NodeWithScore]:
+    async def search_lexical(
+        self,
+        collection: str,
+        query_text: str,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
         hits = await self.inner.search_lexical(collection, query_text, top_k, scope, with_vectors)
         self._record("lexical", collection, scope, hits)
         return hits
 
-    async def upsert(self, collection: str, nodes: Sequence[Node], vectors: np.ndarray,
-                     lexical_texts: Sequence[str] | None = None) -> int:
+    async def search_fingerprint(
+        self,
+        collection: str,
+        fingerprint: bytes,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
+        hits = await self.inner.search_fingerprint(
+            collection, fingerprint, top_k, scope, with_vectors
+        )
+        self._record("structure", collection, scope, hits)
+        return hits
+
+    async def search_inchikey(
+        self,
+        collection: str,
+        inchikey: str,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
+        hits = await self.inner.search_inchikey(collection, inchikey, top_k, scope, with_vectors)
+        self._record("structure", collection, scope, hits)
+        return hits
+
+    async def upsert(
+        self,
+        collection: str,
+        nodes: Sequence[Node],
+        vectors: np.ndarray,
+        lexical_texts: Sequence[str] | None = None,
+    ) -> int:
         return await self.inner.upsert(collection, nodes, vectors, lexical_texts)
 
     async def count(self, collection: str) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pipeline.ingest.records import SourceRecord
 from pipeline.ingest.sections import canonical_section
 from pipeline.settings import IngestSettings
+from pipeline.structure import standardize
 from pipeline.text import tokens
 from pipeline.vocabulary import Vocabulary
 
@@ -79,7 +80,7 @@ def primary_drugs_for(
         return list(dict.fromkeys(record.drugs))[:limit]
     found = Counter(
         match.entity.canonical
-        for match in vocabulary.find(f"{record.title}\n{chunk_text}")
+        for match in vocabulary.find(f"{record.title}\n{chunk_text}", correct_typos=False)
         if match.entity.is_drug
     )
     return [name for name, _ in found.most_common(limit)]
@@ -88,6 +89,19 @@ def primary_drugs_for(
 def _summary(section_title: str, text: str) -> str:
     head = f"{section_title}: {text}" if section_title else text
     return " ".join(head.split())[:200]
+
+
+def _structure_metadata(smiles: str) -> dict[str, str]:
+    """SPEC A-3: a compound keeps its SMILES as given and adds its standardised parent's
+    canonical SMILES and InChIKey (absent when RDKit cannot parse the SMILES)."""
+    structure = standardize(smiles)
+    if structure is None:
+        return {"smiles": smiles}
+    return {
+        "smiles": smiles,
+        "canonical_smiles": structure.canonical_smiles,
+        "inchikey": structure.inchikey,
+    }
 
 
 def chunk_document(
@@ -104,6 +118,7 @@ def chunk_document(
     drafts: list[ChunkDraft] = []
     for record in sorted(records, key=lambda r: r.section_index):
         section = canonical_section(record.section_title, record.kind)
+        structure_metadata = _structure_metadata(record.smiles) if record.smiles else {}
         header = " — ".join(part for part in (record.title, record.section_title) if part)
         pieces = _windows(
             split_sentences(record.text), settings.chunk_tokens, settings.chunk_overlap
@@ -131,6 +146,6 @@ def chunk_document(
                 "positions": [record.section_index, index],
             }
             if record.smiles:
-                metadata["smiles"] = record.smiles
+                metadata.update(structure_metadata)
             drafts.append(ChunkDraft(chunk_id=chunk_id, text=text, metadata=metadata))
     return drafts

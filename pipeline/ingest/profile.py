@@ -22,7 +22,7 @@ def biomedical_density(text: str, vocabulary: Vocabulary) -> float:
     words = len(tokens(text))
     if words == 0:
         return 0.0
-    return 100.0 * len(vocabulary.find(text)) / words
+    return 100.0 * len(vocabulary.find(text, correct_typos=False)) / words
 
 
 def document_profile(

@@ -42,11 +42,15 @@ def active_substances(product: str, first_section: str, vocabulary: Vocabulary) 
     window = _CLAUSE_END_RE.split(window, maxsplit=1)[0]
     found = [
         d
-        for d in vocabulary.match_drug_entities(window)
+        for d in vocabulary.match_drug_entities(window, correct_typos=False)
         if d.lower() != product.lower() and not is_drug_class(d)
     ]
     if not found:
-        found = [d for d in vocabulary.match_drug_entities(product) if not is_drug_class(d)]
+        found = [
+            d
+            for d in vocabulary.match_drug_entities(product, correct_typos=False)
+            if not is_drug_class(d)
+        ]
     return found[:3]
 
 
@@ -122,7 +126,7 @@ def read_fda_indications(path: str | Path, vocabulary: Vocabulary) -> Iterator[S
                 dict.fromkeys(
                     d
                     for n in names
-                    for d in vocabulary.match_drug_entities(n)
+                    for d in vocabulary.match_drug_entities(n, correct_typos=False)
                     if not is_drug_class(d)
                 )
             )

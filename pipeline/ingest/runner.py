@@ -31,6 +31,7 @@ from pipeline.lexical import lexical_document_text
 from pipeline.ports import IngestRegistry, IngestVectorStore, TextEncoder
 from pipeline.schema import DocumentRecord, Node
 from pipeline.settings import CollectionSpec, PipelineSettings
+from pipeline.structure import STRUCTURE_RULES_VERSION
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["IngestReport", "IngestRunner", "RecordFailure", "validate_record"]
@@ -39,6 +40,8 @@ logger = logging.getLogger(__name__)
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#@/+-]{0,200}$")
 _MAX_TEXT_CHARS = 2_000_000
+#: Collections of this modality get the structure-search fields (SPEC A-3).
+STRUCTURE_MODALITY = "smiles"
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,9 @@ def content_hash(records: Sequence[SourceRecord], kb_name: str, salt: str) -> st
     """Fingerprint of a document's content, its kb and the ingest configuration."""
     digest = hashlib.sha256(salt.encode())
     digest.update(kb_name.encode())
+    if any(record.smiles for record in records):
+        # compounds carry standardised structures (SPEC A-3): new rules, new rows
+        digest.update(STRUCTURE_RULES_VERSION.encode())
     for record in sorted(records, key=lambda r: r.section_index):
         digest.update(
             json.dumps(
@@ -244,7 +250,12 @@ class IngestRunner:
         if encoder is None:
             raise LookupError(f"no encoder for role {spec.document_encoder!r}")
         if spec.name not in self._ready:
-            await self.store.ensure_collection(spec.name, encoder.dimension, spec.hybrid)
+            await self.store.ensure_collection(
+                spec.name,
+                encoder.dimension,
+                spec.hybrid,
+                structure=spec.modality == STRUCTURE_MODALITY,
+            )
             self._ready.add(spec.name)
         size = self.settings.ingest.encode_batch
         written = 0

@@ -2,34 +2,19 @@
 
 Label and leaflet headings map to the label sections the rules cue on
 (``indications_and_usage``, ``warnings``, ``dosage_and_administration``, ...); paper
-headings to IMRaD. EMA leaflet sections 1-6 map by number.
+headings to IMRaD. EMA leaflet sections 1-6 map by number. The heading words live in
+``pipeline.section_vocabulary.SECTION_TABLE`` beside the query cues of the same sections
+(A-5), so a heading "Dose reduction" and a question "what dose" meet on
+``dosage_and_administration``.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["CANONICAL_SECTIONS", "EMA_LEAFLET_SECTIONS", "canonical_section"]
+from pipeline.section_vocabulary import CANONICAL_SECTIONS, heading_section
 
-CANONICAL_SECTIONS: tuple[str, ...] = (
-    "indications_and_usage",
-    "dosage_and_administration",
-    "warnings",
-    "contraindications",
-    "adverse_reactions",
-    "drug_interactions",
-    "storage",
-    "description",
-    "overview",
-    "clinical_pharmacology",
-    "abstract",
-    "introduction",
-    "methods",
-    "results",
-    "discussion",
-    "compound",
-    "body",
-)
+__all__ = ["CANONICAL_SECTIONS", "EMA_LEAFLET_SECTIONS", "canonical_section"]
 
 #: EMA package leaflet sections by number (R-ING-2).
 EMA_LEAFLET_SECTIONS: dict[int, str] = {
@@ -40,37 +25,6 @@ EMA_LEAFLET_SECTIONS: dict[int, str] = {
     5: "storage",
     6: "description",
 }
-
-#: Heading patterns, checked in order; the first match wins.
-_ALIASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.I), section)
-    for pattern, section in (
-        (r"\bindications?\b|\bused for\b|\bwhat .* is\b", "indications_and_usage"),
-        (
-            r"\bdosage\b|\bdosing\b|\bhow to (?:take|use)\b|\badministration\b",
-            "dosage_and_administration",
-        ),
-        (r"\bcontraindicat", "contraindications"),
-        (
-            r"\bboxed warning\b|\bwarnings?\b|\bprecautions?\b|\bbefore you (?:take|use)\b",
-            "warnings",
-        ),
-        (r"\badverse\b|\bside effects?\b|\bundesirable effects\b", "adverse_reactions"),
-        (r"\binteractions?\b", "drug_interactions"),
-        (r"\bstor(?:e|age)\b", "storage"),
-        (
-            r"\bcontents of the pack\b|\bdescription\b|\bcomposition\b|\bwhat .* contains\b",
-            "description",
-        ),
-        (r"\bpharmacolog|\bmechanism of action\b|\bpharmacokinetic", "clinical_pharmacology"),
-        (r"\bwhat is in this leaflet\b|\bpackage leaflet\b|\boverview\b", "overview"),
-        (r"\babstract\b|\bsummary\b", "abstract"),
-        (r"\bintroduction\b|\bbackground\b", "introduction"),
-        (r"\bmethods?\b|\bmaterials\b|\bpatients and methods\b|\bstudy design\b", "methods"),
-        (r"\bresults?\b|\bfindings\b", "results"),
-        (r"\bdiscussion\b|\bconclusions?\b", "discussion"),
-    )
-)
 
 _EMA_NUMBER_RE = re.compile(r"^\s*(\d)\.\s")
 
@@ -84,7 +38,4 @@ def canonical_section(heading: str, kind: str = "document") -> str:
         number = _EMA_NUMBER_RE.match(heading)
         if number and int(number.group(1)) in EMA_LEAFLET_SECTIONS:
             return EMA_LEAFLET_SECTIONS[int(number.group(1))]
-    for pattern, section in _ALIASES:
-        if pattern.search(heading):
-            return section
-    return "body"
+    return heading_section(heading) or "body"

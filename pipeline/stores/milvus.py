@@ -20,7 +20,8 @@ released, loads it and retries once.
 
 Scores: dense = cosine clipped to [0, 1] (R-HYB-2), also set as ``vector_similarity``;
 lexical = BM25, positive, best first (Lite returns negative distances; the sign is
-dropped). Scope filters are built by :mod:`pipeline.stores.expressions`: no value is
+dropped); structure (SPEC A-3) = exact Tanimoto of Morgan fingerprints, or 1.0 for an
+exact InChIKey match. Scope filters are built by :mod:`pipeline.stores.expressions`: no value is
 pasted raw, and long document-id lists are split into several searches whose hits are
 merged (BM25 statistics are collection-wide, so scores of the parts compare).
 """
@@ -44,10 +45,14 @@ from pipeline.stores.expressions import (
     DEFAULT_MAX_IDS_PER_EXPRESSION,
     chunked,
     in_list,
+    quote_value,
     scope_expressions,
 )
 from pipeline.stores.milvus_schema import (
     DENSE_FIELD,
+    FINGERPRINT_BITS_FIELD,
+    FINGERPRINT_FIELD,
+    INCHIKEY_FIELD,
     SPARSE_FIELD,
     CollectionInfo,
     DenseIndex,
@@ -56,13 +61,17 @@ from pipeline.stores.milvus_schema import (
     collection_info_from_description,
     cosine_to_unit,
     entity_to_node,
+    fingerprint_to_sparse,
     node_to_row,
     output_fields,
 )
+from pipeline.structure import fingerprint_on_bits
 
 __all__ = ["CollectionInfo", "DenseIndex", "MilvusVectorStore"]
 
 MAX_TOP_K = 16384
+#: A fingerprint search first asks Milvus for ``max(4 * top_k, top_k + 32)`` hits.
+FINGERPRINT_OVERFETCH = 32
 T = TypeVar("T")
 
 
@@ -258,21 +267,36 @@ class MilvusVectorStore:
             # collection is released and refuses searches until loaded.
             await self._client().load_collection(name)
         info = collection_info_from_description(description)
-        info = CollectionInfo(name=collection, dimension=info.dimension, hybrid=info.hybrid)
+        info = CollectionInfo(
+            name=collection,
+            dimension=info.dimension,
+            hybrid=info.hybrid,
+            structure=info.structure,
+        )
         self._infos[collection] = info
         return info
 
-    async def ensure_collection(self, name: str, dimension: int, hybrid: bool) -> CollectionInfo:
+    async def ensure_collection(
+        self, name: str, dimension: int, hybrid: bool, structure: bool = False
+    ) -> CollectionInfo:
         """Create ``name`` (schema in ``milvus_schema``) unless it exists; return its info.
 
+        ``structure`` asks for the structure-search fields (SPEC A-3; collections of the
+        ``smiles`` modality). An existing structure collection also serves a caller that
+        does not ask for them.
+
         Raises:
-            ValueError: it exists with another dimension or hybrid flag.
+            ValueError: it exists with another dimension or hybrid flag, or without the
+                structure fields that ``structure`` asks for (created before SPEC A-3: it
+                must be dropped and its compounds ingested again).
             BackendUnavailable: the server does not answer.
         """
         existing = await self.describe(name)
         if existing is None:
-            schema = build_schema(dimension, hybrid, self.analyzer_params, self.partition_key)
-            index_params = build_index_params(self.index, hybrid)
+            schema = build_schema(
+                dimension, hybrid, self.analyzer_params, self.partition_key, structure
+            )
+            index_params = build_index_params(self.index, hybrid, structure)
             physical = self.physical_name(name)
 
             def create() -> None:
@@ -298,6 +322,12 @@ class MilvusVectorStore:
                             f"leg off (pipeline.hybrid.lexical_leg: false and the collection "
                             f"out of pipeline.hybrid.hybrid_text_collections)"
                         ) from error
+                    if structure:
+                        raise ValueError(
+                            f"this Milvus server cannot create the structure collection "
+                            f"{name!r} (sparse fingerprint vectors need Milvus >= 2.4): "
+                            f"{error.message}"
+                        ) from error
                     raise
 
             async with self._guard("create_collection", name):
@@ -309,6 +339,14 @@ class MilvusVectorStore:
             raise ValueError(
                 f"collection {name!r} exists with dimension {existing.dimension}, hybrid "
                 f"{existing.hybrid}; asked for dimension {dimension}, hybrid {hybrid}"
+            )
+        if structure and not existing.structure:
+            raise ValueError(
+                f"collection {name!r} ({self.physical_name(name)!r} on {self.uri}) was "
+                f"created before structure search (SPEC A-3) and has no "
+                f"'{FINGERPRINT_FIELD}' / '{INCHIKEY_FIELD}' fields; drop it (pymilvus: "
+                f"MilvusClient(uri).drop_collection({self.physical_name(name)!r}), or start "
+                f"from a new data directory) and ingest the compounds again"
             )
         return existing
 
@@ -407,7 +445,9 @@ class MilvusVectorStore:
         rows: dict[str, dict[str, Any]] = {}
         for position, node in enumerate(nodes):
             lexical = lexical_texts[position] if lexical_texts is not None else None
-            rows[node.node_id] = node_to_row(node, array[position], lexical, info.hybrid)
+            rows[node.node_id] = node_to_row(
+                node, array[position], lexical, info.hybrid, info.structure
+            )
         batch: list[dict[str, Any]] = []
         batch_bytes = 0
         for row in rows.values():
@@ -494,7 +534,7 @@ class MilvusVectorStore:
         found: dict[str, Node] = {}
         for chunk in chunked(node_ids, self.max_ids_per_expression):
             physical = self.physical_name(collection)
-            fields = output_fields(info.hybrid, with_vectors)
+            fields = output_fields(info.hybrid, with_vectors, info.structure)
             entities = await self._run(
                 "get",
                 collection,
@@ -515,9 +555,15 @@ class MilvusVectorStore:
         top_k: int,
         scope: ScopeFilter | None,
         with_vectors: bool,
+        fields: Sequence[str] | None = None,
     ) -> list[tuple[float, dict[str, Any]]]:
-        """Run one search per scope expression; hits as (raw distance, entity)."""
-        fields = output_fields(info.hybrid, with_vectors)
+        """Run one search per scope expression; hits as (raw distance, entity). ``fields``
+        replaces the default output fields (``output_fields``)."""
+        fields = (
+            list(fields)
+            if fields is not None
+            else output_fields(info.hybrid, with_vectors, info.structure)
+        )
         expressions = scope_expressions(scope, max_ids_per_expression=self.max_ids_per_expression)
 
         physical = self.physical_name(collection)
@@ -660,3 +706,156 @@ class MilvusVectorStore:
             )
             for _, (score, entity) in ordered
         ]
+
+    # -- structure search (SPEC A-3) ---------------------------------------------------
+    async def search_fingerprint(
+        self,
+        collection: str,
+        fingerprint: bytes,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
+        """Nearest structures to ``fingerprint`` by Tanimoto, best first (SPEC A-3).
+
+        The stored fingerprint is a unit sparse vector (``milvus_schema``), so Milvus
+        ranks by the fingerprints' cosine ``O = c/sqrt(a*b)`` (``c`` shared on-bits,
+        ``a`` / ``b`` on-bits of query and row); each hit's exact Tanimoto ``c/(a+b-c)``
+        follows from ``O`` and the stored on-bit count. For a given ``O`` the Tanimoto is
+        at most ``O/(2-O)`` (reached at ``b = a``), so once the ``top_k``-th best Tanimoto
+        found is at least that bound for the last hit fetched, no row left behind can beat
+        it. The search ranks ids and bit counts only, fetches more (x4, up to 16384) until
+        the bound holds, then reads the ``top_k`` winners: the exact Tanimoto top-k,
+        whatever the index.
+
+        Args:
+            collection: logical collection name; a missing collection, or one without
+                the structure fields (created before SPEC A-3), gives ``[]``.
+            fingerprint: the query's packed 2048-bit Morgan fingerprint (256 bytes,
+                ``pipeline.structure.morgan_fingerprint``); an all-zero one gives ``[]``.
+            top_k: hits wanted, 1..16384.
+            scope: kb names / document ids / tags; None = everything.
+            with_vectors: fill ``Node.embedding`` with the stored dense vector.
+
+        Returns:
+            ``NodeWithScore`` list, ``score`` = ``vector_similarity`` = Tanimoto in (0, 1],
+            ties by node id; rows sharing no bit with the query are not returned.
+
+        Raises:
+            ValueError: bad ``top_k``, a fingerprint that is not 256 bytes, an invalid
+                scope value.
+            BackendUnavailable: the server does not answer.
+        """
+        self._check_top_k(top_k)
+        query_bits = fingerprint_on_bits(fingerprint)
+        info = await self.describe(collection)
+        if info is None or not info.structure or query_bits.size == 0:
+            return []
+        sparse = fingerprint_to_sparse(fingerprint)
+        query_count = int(query_bits.size)
+        limit = min(MAX_TOP_K, max(4 * top_k, top_k + FINGERPRINT_OVERFETCH))
+        while True:
+            hits = await self._search(
+                collection,
+                info,
+                [sparse],
+                FINGERPRINT_FIELD,
+                {"metric_type": "IP"},
+                limit,
+                scope,
+                with_vectors=False,
+                fields=["node_id", FINGERPRINT_BITS_FIELD],
+            )
+            similarities: dict[str, float] = {}
+            for cosine, entity in hits:
+                similarity = _tanimoto_from_cosine(
+                    cosine, query_count, int(entity.get(FINGERPRINT_BITS_FIELD) or 0)
+                )
+                node_id = str(entity.get("node_id"))
+                if similarity > similarities.get(node_id, 0.0):
+                    similarities[node_id] = similarity
+            ordered = sorted(similarities.items(), key=lambda item: (-item[1], item[0]))[:top_k]
+            if len(hits) < limit or limit >= MAX_TOP_K:
+                break
+            last = sorted((cosine for cosine, _ in hits), reverse=True)[limit - 1]
+            bound = last / (2.0 - last) if last < 1.0 else 1.0
+            kth = ordered[top_k - 1][1] if len(ordered) >= top_k else 0.0
+            if kth >= bound:
+                break
+            limit = min(MAX_TOP_K, limit * 4)
+        nodes = await self.fetch(collection, [node_id for node_id, _ in ordered], with_vectors)
+        by_id = {node.node_id: node for node in nodes}
+        return [
+            NodeWithScore(
+                node=by_id[node_id],
+                score=similarity,
+                collection=collection,
+                vector_similarity=similarity,
+            )
+            for node_id, similarity in ordered
+            if node_id in by_id
+        ]
+
+    async def search_inchikey(
+        self,
+        collection: str,
+        inchikey: str,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
+        """Rows whose standardised parent has InChIKey ``inchikey`` (an exact scalar
+        filter, SPEC A-3: an identical structure is rank 1), ordered by node id.
+
+        Returns ``[]`` for a blank key and for a missing or non-structure collection;
+        ``score`` = ``vector_similarity`` = 1.0.
+
+        Raises:
+            ValueError: bad ``top_k``, an invalid key or scope value.
+            BackendUnavailable: the server does not answer.
+        """
+        self._check_top_k(top_k)
+        inchikey = inchikey.strip()
+        info = await self.describe(collection)
+        if info is None or not info.structure or not inchikey:
+            return []
+        key_expression = f"{INCHIKEY_FIELD} == {quote_value(inchikey)}"
+        expressions = scope_expressions(scope, max_ids_per_expression=self.max_ids_per_expression)
+        fields = output_fields(info.hybrid, with_vectors, info.structure)
+        physical = self.physical_name(collection)
+
+        async def one(expression: str | None) -> list[dict[str, Any]]:
+            combined = f"{key_expression} and ({expression})" if expression else key_expression
+            return await self._run(
+                "query",
+                collection,
+                lambda: self._client().query(
+                    physical,
+                    filter=combined,
+                    output_fields=fields,
+                    limit=top_k,
+                    consistency_level=self.search_consistency,
+                ),
+            )
+
+        results = await asyncio.gather(*(one(expression) for expression in expressions))
+        found: dict[str, Node] = {}
+        for entities in results:
+            for entity in entities:
+                node = entity_to_node(entity, with_vectors)
+                found.setdefault(node.node_id, node)
+        return [
+            NodeWithScore(node=node, score=1.0, collection=collection, vector_similarity=1.0)
+            for _, node in sorted(found.items())[:top_k]
+        ]
+
+
+def _tanimoto_from_cosine(cosine: float, query_bits: int, row_bits: int) -> float:
+    """Exact Tanimoto ``c/(a+b-c)`` of two binary fingerprints from their cosine
+    ``c/sqrt(a*b)`` and on-bit counts ``a``, ``b`` (``c`` = shared bits, an integer)."""
+    if query_bits <= 0 or row_bits <= 0 or not cosine > 0:
+        return 0.0
+    shared = min(query_bits, row_bits, round(cosine * (query_bits * row_bits) ** 0.5))
+    if shared <= 0:
+        return 0.0
+    return shared / (query_bits + row_bits - shared)

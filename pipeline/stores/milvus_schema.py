@@ -14,6 +14,21 @@ One collection per row of SPEC.md section 0. Fields (``*`` = hybrid collections 
 | ``biomed_section`` | VARCHAR(256) | canonical section (R-ING-2, R-T2-6) |
 | ``tags`` | ARRAY<VARCHAR(256)>[64] | scope filter ``array_contains_any`` |
 | ``metadata`` | JSON | every other R-ING-1 key and any extra key |
+| ``fingerprint`` ° | SPARSE_FLOAT_VECTOR | Morgan fingerprint on-bits, IP index |
+| ``fingerprint_bits`` ° | INT16 | number of on-bits (0: no parsable structure) |
+| ``inchikey`` ° | VARCHAR(64) | InChIKey of the standardised parent, ``""`` when none |
+
+``°`` = structure collections only (SPEC A-3: the ``smiles`` modality, the ``chemical``
+collection). Milvus ``BINARY_VECTOR`` with ``BIN_FLAT`` / ``JACCARD`` would be the direct
+form of a Tanimoto search, but Milvus Lite 3.2.2 rejects binary vector fields ("uses
+Milvus type BinaryVector which MilvusLite does not support", measured); sparse vectors
+work on Lite and on Milvus servers >= 2.4. The fingerprint is stored as a sparse vector
+with weight ``1/sqrt(n)`` on each of its ``n`` on-bits, so an IP search returns the
+fingerprints' cosine ``c/sqrt(a*b)`` (``c`` shared bits, ``a``/``b`` on-bits of query and
+row); with ``fingerprint_bits`` the store recovers ``c`` and the exact Tanimoto
+``c/(a+b-c)`` (see ``MilvusVectorStore.search_fingerprint``). Milvus rejects an empty
+sparse row, so a row without a structure carries the single dimension
+``NO_STRUCTURE_DIMENSION`` (outside the fingerprint's bits: no query ever matches it).
 
 VARCHAR limits are checked in UTF-8 bytes (the stricter reading of Milvus' ``max_length``)
 before a row is sent, and a violation raises ``ValueError`` naming the node and field.
@@ -32,10 +47,20 @@ from pymilvus import DataType, Function, FunctionType, MilvusClient
 from pymilvus.milvus_client.index import IndexParams
 
 from pipeline.schema import Node
+from pipeline.structure import (
+    FINGERPRINT_BITS,
+    fingerprint_on_bits,
+    morgan_fingerprint,
+    standardize,
+)
 
 __all__ = [
     "DENSE_FIELD",
+    "FINGERPRINT_BITS_FIELD",
+    "FINGERPRINT_FIELD",
+    "INCHIKEY_FIELD",
     "LEXICAL_FIELD",
+    "NO_STRUCTURE_DIMENSION",
     "SCALAR_FIELDS",
     "SPARSE_FIELD",
     "CollectionInfo",
@@ -45,8 +70,10 @@ __all__ = [
     "collection_info_from_description",
     "cosine_to_unit",
     "entity_to_node",
+    "fingerprint_to_sparse",
     "node_to_row",
     "output_fields",
+    "structure_fields",
 ]
 
 DENSE_FIELD = "dense"
@@ -54,6 +81,12 @@ SPARSE_FIELD = "sparse"
 LEXICAL_FIELD = "lexical_text"
 TEXT_FIELD = "text"
 METADATA_FIELD = "metadata"
+FINGERPRINT_FIELD = "fingerprint"
+FINGERPRINT_BITS_FIELD = "fingerprint_bits"
+INCHIKEY_FIELD = "inchikey"
+INCHIKEY_MAX_BYTES = 64
+#: The sparse dimension of a row without a structure (fingerprint bits are 0..2047).
+NO_STRUCTURE_DIMENSION = FINGERPRINT_BITS
 NODE_ID_MAX_BYTES = 512
 TEXT_MAX_BYTES = 65535
 METADATA_MAX_BYTES = 65535
@@ -99,6 +132,7 @@ class CollectionInfo:
     name: str
     dimension: int
     hybrid: bool
+    structure: bool = False
 
 
 def build_schema(
@@ -106,8 +140,12 @@ def build_schema(
     hybrid: bool,
     analyzer_params: Mapping[str, Any] | None = None,
     partition_key: str | None = None,
+    structure: bool = False,
 ) -> Any:
     """The ``CollectionSchema`` of a collection (see the module table).
+
+    ``structure`` adds the structure-search fields (``fingerprint``, ``fingerprint_bits``,
+    ``inchikey``; SPEC A-3).
 
     ``partition_key`` (``"kb_name"`` or None) makes that scalar field Milvus's partition
     key: rows of one knowledge base share partitions, so a kb-scoped search on a large
@@ -149,11 +187,16 @@ def build_schema(
         max_length=TAG_MAX_BYTES,
     )
     schema.add_field(METADATA_FIELD, DataType.JSON)
+    if structure:
+        schema.add_field(FINGERPRINT_FIELD, DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_field(FINGERPRINT_BITS_FIELD, DataType.INT16)
+        schema.add_field(INCHIKEY_FIELD, DataType.VARCHAR, max_length=INCHIKEY_MAX_BYTES)
     return schema
 
 
-def build_index_params(index: DenseIndex, hybrid: bool) -> IndexParams:
-    """Dense index (COSINE) plus, for hybrid collections, the BM25 sparse index."""
+def build_index_params(index: DenseIndex, hybrid: bool, structure: bool = False) -> IndexParams:
+    """Dense index (COSINE) plus, for hybrid collections, the BM25 sparse index and, for
+    structure collections, the fingerprint's sparse IP index."""
     params = MilvusClient.prepare_index_params()
     params.add_index(
         field_name=DENSE_FIELD,
@@ -167,18 +210,27 @@ def build_index_params(index: DenseIndex, hybrid: bool) -> IndexParams:
             index_type="SPARSE_INVERTED_INDEX",
             metric_type="BM25",
         )
+    if structure:
+        params.add_index(
+            field_name=FINGERPRINT_FIELD,
+            index_type="SPARSE_INVERTED_INDEX",
+            metric_type="IP",
+        )
     return params
 
 
 def collection_info_from_description(description: Mapping[str, Any]) -> CollectionInfo:
-    """Dimension and hybrid flag from ``describe_collection`` output.
+    """Dimension, hybrid and structure flags from ``describe_collection`` output (a
+    collection is a structure collection when it has all three structure fields).
 
     Raises:
         ValueError: the collection has no ``dense`` FLOAT_VECTOR field (not ours).
     """
     dimension = 0
     hybrid = False
+    names = set()
     for item in description.get("fields", []):
+        names.add(item.get("name"))
         if item.get("name") == DENSE_FIELD:
             dimension = int(item.get("params", {}).get("dim", 0))
         if item.get("name") == SPARSE_FIELD:
@@ -186,15 +238,56 @@ def collection_info_from_description(description: Mapping[str, Any]) -> Collecti
     name = str(description.get("collection_name", ""))
     if dimension < 1:
         raise ValueError(f"collection {name!r} has no '{DENSE_FIELD}' vector field")
-    return CollectionInfo(name=name, dimension=dimension, hybrid=hybrid)
+    structure = {FINGERPRINT_FIELD, FINGERPRINT_BITS_FIELD, INCHIKEY_FIELD} <= names
+    return CollectionInfo(name=name, dimension=dimension, hybrid=hybrid, structure=structure)
 
 
-def output_fields(hybrid: bool, with_vectors: bool) -> list[str]:
-    """Fields a search or fetch returns (``lexical_text`` is never returned)."""
+def output_fields(hybrid: bool, with_vectors: bool, structure: bool = False) -> list[str]:
+    """Fields a search or fetch returns (``lexical_text`` and the fingerprint are never
+    returned; ``inchikey`` is, for structure collections)."""
     fields = ["node_id", TEXT_FIELD, *SCALAR_FIELDS, "tags", METADATA_FIELD]
+    if structure:
+        fields.append(INCHIKEY_FIELD)
     if with_vectors:
         fields.append(DENSE_FIELD)
     return fields
+
+
+def fingerprint_to_sparse(fingerprint: bytes) -> dict[int, float]:
+    """A packed 2048-bit fingerprint as a unit-length sparse vector: weight ``1/sqrt(n)``
+    on each of its ``n`` on-bits; ``{NO_STRUCTURE_DIMENSION: 1.0}`` when ``n`` is 0 (Milvus
+    rejects empty sparse rows).
+
+    Raises:
+        ValueError: ``fingerprint`` is not 256 bytes.
+    """
+    bits = fingerprint_on_bits(fingerprint)
+    if bits.size == 0:
+        return {NO_STRUCTURE_DIMENSION: 1.0}
+    weight = 1.0 / math.sqrt(bits.size)
+    return {int(bit): weight for bit in bits}
+
+
+def structure_fields(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The structure columns of a row from its metadata's ``smiles`` (else
+    ``canonical_smiles``), standardised by ``pipeline.structure.standardize``: the
+    fingerprint as a sparse vector, its on-bit count and the parent's InChIKey. A row
+    with no parsable SMILES gets an empty fingerprint (the no-structure dimension), 0
+    bits and ``""``."""
+    smiles = str(metadata.get("smiles") or metadata.get("canonical_smiles") or "")
+    structure = standardize(smiles) if smiles else None
+    if structure is None:
+        return {
+            FINGERPRINT_FIELD: {NO_STRUCTURE_DIMENSION: 1.0},
+            FINGERPRINT_BITS_FIELD: 0,
+            INCHIKEY_FIELD: "",
+        }
+    fingerprint = morgan_fingerprint(structure)
+    return {
+        FINGERPRINT_FIELD: fingerprint_to_sparse(fingerprint),
+        FINGERPRINT_BITS_FIELD: int(fingerprint_on_bits(fingerprint).size),
+        INCHIKEY_FIELD: structure.inchikey,
+    }
 
 
 def _check_bytes(node_id: str, name: str, value: str, limit: int) -> str:
@@ -205,7 +298,11 @@ def _check_bytes(node_id: str, name: str, value: str, limit: int) -> str:
 
 
 def node_to_row(
-    node: Node, vector: np.ndarray, lexical_text: str | None, hybrid: bool
+    node: Node,
+    vector: np.ndarray,
+    lexical_text: str | None,
+    hybrid: bool,
+    structure: bool = False,
 ) -> dict[str, Any]:
     """One Milvus row for ``node``.
 
@@ -217,6 +314,8 @@ def node_to_row(
         vector: its (d,) float32 document vector.
         lexical_text: text for the BM25 function (hybrid collections), default the text.
         hybrid: whether the collection has the lexical fields.
+        structure: whether the collection has the structure fields (filled by
+            :func:`structure_fields` from the metadata's SMILES).
 
     Raises:
         ValueError: an empty or over-long node id, over-long text / scalar / tag, too many
@@ -252,6 +351,8 @@ def node_to_row(
         raise ValueError(f"node {node_id!r}: metadata is not JSON-serialisable: {error}") from None
     _check_bytes(node_id, METADATA_FIELD, encoded, METADATA_MAX_BYTES)
     row[METADATA_FIELD] = json.loads(encoded)
+    if structure:
+        row.update(structure_fields(node.metadata))
     return row
 
 
@@ -268,9 +369,12 @@ def entity_to_node(entity: Mapping[str, Any], with_vectors: bool) -> Node:
     for name in SCALAR_FIELDS:
         metadata[name] = entity.get(name) or ""
     metadata["tags"] = list(entity.get("tags") or [])
+    if entity.get(INCHIKEY_FIELD):
+        metadata["inchikey"] = str(entity[INCHIKEY_FIELD])
     embedding = None
     if with_vectors and entity.get(DENSE_FIELD) is not None:
-        embedding = tuple(float(value) for value in entity[DENSE_FIELD])
+        # One C-level conversion instead of a Python float() per component.
+        embedding = tuple(np.asarray(entity[DENSE_FIELD], dtype=np.float64).tolist())
     return Node(
         node_id=node_id,
         text=str(entity.get(TEXT_FIELD) or ""),

@@ -14,6 +14,7 @@ import numpy as np
 
 from pipeline.errors import BackendUnavailable
 from pipeline.schema import DocumentRecord, Node, NodeWithScore, ScopeFilter
+from pipeline.structure import morgan_fingerprint, standardize, tanimoto
 from pipeline.text import tokens
 
 
@@ -180,10 +181,58 @@ class InMemoryVectorStore:
         hits.sort(key=lambda item: (-item.score, item.node.node_id))
         return hits[:top_k]
 
+    def _structures(self, collection: str, scope: ScopeFilter | None):
+        for node, _, _ in self._table(collection).values():
+            smiles = str(node.metadata.get("smiles") or "")
+            structure = standardize(smiles) if smiles else None
+            if structure is not None and _in_scope(node, scope):
+                yield node, structure
+
+    async def search_fingerprint(
+        self,
+        collection: str,
+        fingerprint: bytes,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
+        hits = []
+        for node, structure in self._structures(collection, scope):
+            similarity = tanimoto(fingerprint, morgan_fingerprint(structure))
+            if similarity > 0:
+                hits.append(
+                    NodeWithScore(
+                        node=node,
+                        score=similarity,
+                        collection=collection,
+                        vector_similarity=similarity,
+                    )
+                )
+        hits.sort(key=lambda item: (-item.score, item.node.node_id))
+        return hits[:top_k]
+
+    async def search_inchikey(
+        self,
+        collection: str,
+        inchikey: str,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
+        hits = [
+            NodeWithScore(node=node, score=1.0, collection=collection, vector_similarity=1.0)
+            for node, structure in self._structures(collection, scope)
+            if inchikey and structure.inchikey == inchikey
+        ]
+        hits.sort(key=lambda item: item.node.node_id)
+        return hits[:top_k]
+
     async def count(self, collection: str) -> int:
         return len(self.rows.get(collection, {}))
 
-    async def ensure_collection(self, name: str, dimension: int, hybrid: bool) -> None:
+    async def ensure_collection(
+        self, name: str, dimension: int, hybrid: bool, structure: bool = False
+    ) -> None:
         self.rows.setdefault(name, {})
 
     async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None:

@@ -10,7 +10,6 @@ from pipeline.pagination import (
     plan_depth,
     relevance,
     rerank_window_size,
-    reranks_page,
 )
 from pipeline.schema import SearchRequest
 from pipeline.settings import RequestSettings
@@ -41,41 +40,40 @@ def test_r_req_2_cross_encoder_cap():
     assert rerank_window_size(40, 128) == 40
 
 
-@pytest.mark.parametrize(("page", "expected"), [(1, True), (3, True), (4, False)])
-def test_r_req_3_rerank_only_first_three_pages(page, expected):
-    assert reranks_page(page, True, RequestSettings()) is expected
-    assert reranks_page(page, False, RequestSettings()) is False
+def test_a1_plan_depth_is_the_window_whatever_the_page():
+    assert plan_depth(20, 32, 1024) == 32
+    assert plan_depth(200, 32, 1024) == 200
+    assert plan_depth(20, 128, 100) == 100
 
 
-def test_plan_depth_covers_the_requested_page():
-    assert plan_depth(20, 1, 5, 1024) == 20
-    assert plan_depth(20, 10, 5, 1024) == 50
-    assert plan_depth(20, 10, 5, 30) == 30
-
-
-def with_relevance(node_id, value):
+def with_similarity(node_id, value):
     item = hit(node_id)
-    return item.model_copy(update={"score_parts": {"relevance": value}})
+    return item.model_copy(update={"score_parts": {"similarity": value, "relevance": 1.0}})
 
 
-def test_r_req_4_threshold_then_contiguous_pages():
+def test_a2_threshold_filters_similarity_and_pages_are_contiguous():
     ordered = [
-        with_relevance(f"n{i}", value)
-        for i, value in enumerate([0.9, 0.1, 0.8, 0.7, 0.05, 0.6, 0.5])
+        with_similarity(f"n{i}", value) for i, value in enumerate([0.9, 0.8, 0.7, 0.6, 0.5, 0.1])
     ]
     first = paginate(ordered, page=1, page_size=2, threshold=0.2)
     second = paginate(ordered, page=2, page_size=2, threshold=0.2)
     third = paginate(ordered, page=3, page_size=2, threshold=0.2)
-    assert ids(first.items) == ["n0", "n2"]
-    assert ids(second.items) == ["n3", "n5"]
-    assert ids(third.items) == ["n6"]
-    assert first.total == 5 and first.dropped_by_threshold == 2
+    assert ids(first.items) == ["n0", "n1"]
+    assert ids(second.items) == ["n2", "n3"]
+    assert ids(third.items) == ["n4"]
+    assert first.total == second.total == third.total == 5
+    assert first.dropped_by_threshold == 1
     paged = ids(first.items) + ids(second.items) + ids(third.items)
     assert len(paged) == first.total and len(set(paged)) == first.total
 
 
+def test_a2_relevance_alone_does_not_pass_the_threshold():
+    low = hit("low").model_copy(update={"score_parts": {"similarity": 0.1, "relevance": 0.9}})
+    assert paginate([low], 1, 5, 0.2).items == []
+
+
 def test_r_req_4_page_size_one_and_page_beyond_end():
-    ordered = [with_relevance(f"n{i}", 1.0) for i in range(3)]
+    ordered = [with_similarity(f"n{i}", 1.0) for i in range(3)]
     assert [ids(paginate(ordered, p, 1, 0.0).items) for p in (1, 2, 3, 4)] == [
         ["n0"],
         ["n1"],
@@ -115,7 +113,7 @@ def test_r_req_5_chunk_fields_and_doc_aggs():
         "Doc 1",
         "kb",
     )
-    assert (first.similarity, first.vector_similarity, first.term_similarity) == (0.9, 0.7, 0.5)
+    assert (first.vector_similarity, first.term_similarity) == (0.7, 0.5)
     assert first.biomed_section == "warnings" and first.positions == [3]
     aggs = doc_aggs(chunks)
     assert [(a.document_id, a.count) for a in aggs] == [("d1", 2), ("d2", 1)]

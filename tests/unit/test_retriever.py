@@ -96,6 +96,22 @@ async def test_smiles_query_routes_to_chemical_only(stores, vocabulary):
     assert response.chunks[0].document_id == "cmp-gefitinib"
 
 
+async def test_a3_structure_named_by_its_drug_finds_the_compound(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary)
+    response = await retriever.search(SearchRequest(query="SMILES of gefitinib"))
+    assert response.intent.workflow == "chemical"
+    assert response.chunks[0].document_id == "cmp-gefitinib"
+    plan = next(stage for stage in response.trace if stage.name == "plan:chemical")
+    assert "structure_exact:1" in plan.decisions
+
+
+async def test_a3_words_with_slashes_are_not_structures(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary)
+    response = await retriever.search(SearchRequest(query="OS/PFS results for osimertinib"))
+    assert response.intent.workflow != "chemical"
+    assert "biomed_text" in [plan.collection for plan in response.route]
+
+
 async def test_failed_cross_encoder_falls_back_and_is_recorded(stores, vocabulary):
     retriever = make_retriever(stores, vocabulary, cross_encoder=FailingCrossEncoder())
     response = await retriever.search(SearchRequest(query="osimertinib side effects"))
@@ -146,17 +162,28 @@ async def test_cross_encoder_never_sees_more_than_the_cap(stores, vocabulary):
     assert cross_encoder.batch_sizes and max(cross_encoder.batch_sizes) <= 4
 
 
-async def test_pages_beyond_rerank_limit_skip_cross_encoder_and_are_full(stores, vocabulary):
+async def test_a1_page_four_continues_the_reranked_order(stores, vocabulary):
+    # A-1 (replaces R-REQ-3's switch): page 4 is the continuation of pages 1..3 of the
+    # same reranked order, not a slice of another order.
     cross_encoder = OverlapCrossEncoder()
     retriever = make_retriever(stores, vocabulary, cross_encoder=cross_encoder)
-    request = SearchRequest(
-        query="side effects tablets dose", page=4, page_size=2, similarity_threshold=0.0
-    )
-    response = await retriever.search(request)
-    assert cross_encoder.batch_sizes == []
-    assert response.total >= 8 and len(response.chunks) == 2
-    tier2 = next(stage for stage in response.trace if stage.name == "tier2")
-    assert tier2.decisions == ["rerank_t2_skipped_page_beyond_limit"]
+
+    async def page(number, size):
+        return await retriever.search(
+            SearchRequest(
+                query="side effects tablets dose",
+                page=number,
+                page_size=size,
+                similarity_threshold=0.0,
+            )
+        )
+
+    whole = await page(1, 8)
+    pages = [await page(number, 2) for number in (1, 2, 3, 4)]
+    assert [c.chunk_id for p in pages for c in p.chunks] == [c.chunk_id for c in whole.chunks]
+    assert len({p.total for p in pages}) == 1 and len(pages[3].chunks) == 2
+    tier2 = next(stage for stage in pages[3].trace if stage.name == "tier2")
+    assert "rerank_t2_domain" in tier2.decisions
 
 
 @pytest.mark.parametrize("rerank", [True, False])
@@ -177,12 +204,13 @@ async def test_total_equals_what_can_be_paged_with_page_size_one(stores, vocabul
     assert len(seen) == total and len(set(seen)) == total
 
 
-async def test_threshold_drops_low_relevance(stores, vocabulary):
+async def test_a2_threshold_drops_low_similarity(stores, vocabulary):
     retriever = make_retriever(stores, vocabulary)
     loose = await retriever.search(SearchRequest(query="lung problems", similarity_threshold=0.0))
     strict = await retriever.search(SearchRequest(query="lung problems", similarity_threshold=0.6))
     assert strict.total < loose.total
-    assert all(chunk.relevance >= 0.6 for chunk in strict.chunks)
+    assert strict.chunks and all(chunk.similarity >= 0.6 for chunk in strict.chunks)
+    assert any(chunk.similarity < 0.6 for chunk in loose.chunks)
 
 
 async def test_kb_scope_restricts_results(stores, vocabulary):

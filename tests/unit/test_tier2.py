@@ -2,10 +2,17 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from pipeline.rerank import boost_terms_for_query, min_max_normalise, post_rrf_rerank
+from pipeline.rerank import (
+    boost_terms_for_query,
+    first_stage_evidence,
+    min_max_normalise,
+    post_rrf_rerank,
+)
 from pipeline.schema import QueryRetrievalIntent
-from pipeline.settings import RerankPolicy, Tier2Settings
+from pipeline.settings import RerankPolicy, Tier2Preset, Tier2Settings
 from tests.unit.helpers import hit, ids
 
 pytestmark = pytest.mark.unit
@@ -22,13 +29,13 @@ def scores_by_id(mapping):
     return cross_encoder
 
 
-async def rerank(nodes, query, intent, vocabulary, cross_encoder, **kwargs):
+async def rerank(nodes, query, intent, vocabulary, cross_encoder, tier2=None, **kwargs):
     return await post_rrf_rerank(
         nodes,
         query,
         intent,
         vocabulary=vocabulary,
-        settings=Tier2Settings(),
+        settings=tier2 or Tier2Settings(),
         cross_encoder=cross_encoder,
         **kwargs,
     )
@@ -97,11 +104,15 @@ async def test_r_t2_4_failure_falls_back_to_existing_scores(vocabulary, failure)
             raise RuntimeError("model crashed")
         if failure == "short":
             return np.ones(1, dtype=np.float32)
-        return np.array([np.nan, 1.0], dtype=np.float32)
+        return np.array([np.nan, np.nan], dtype=np.float32)
 
     outcome = await rerank(nodes, "q", QueryRetrievalIntent(), vocabulary, cross_encoder)
-    assert outcome.nodes == nodes
+    assert ids(outcome.nodes) == ["a", "b"]
+    assert [item.score for item in outcome.nodes] == [0.05, 0.04]
     assert outcome.degraded and "rerank_t2_fallback_existing_scores" in outcome.decisions
+    # the fallback order still carries a [0, 1] similarity, non-increasing.
+    similarities = [item.score_parts["similarity"] for item in outcome.nodes]
+    assert similarities == sorted(similarities, reverse=True) and min(similarities) >= 0
 
 
 def test_r_t2_5_boost_terms_are_query_drugs_else_related(vocabulary):
@@ -183,3 +194,137 @@ async def test_r_t2_11_general_policy_is_cross_encoder_only(vocabulary):
     )
     assert ids(outcome.nodes) == ["cross", "b"]
     assert outcome.nodes[0].score == 1.0
+
+
+def test_a4_first_stage_evidence_is_rank_based_and_skips_injected():
+    nodes = [
+        hit("inj").model_copy(update={"score_parts": {"injected": 1.0}}),
+        hit("a"),
+        hit("b"),
+    ]
+    evidence = first_stage_evidence(nodes, k=10.0)
+    assert evidence.tolist() == pytest.approx([0.0, 1.0, 11.0 / 12.0])
+
+
+def test_a4_seed_preset_is_the_spec_table_and_tuned_adds_first_stage():
+    seed = Tier2Settings(preset="seed").weights_for("drug_entity")
+    assert (seed.w_ce, seed.w_entity, seed.w_sec, seed.w_xdrug, seed.w_first) == (
+        0.35,
+        0.35,
+        0.10,
+        3.0,
+        0.0,
+    )
+    tuned = Tier2Settings(preset="tuned")
+    assert all(weights.w_first > 0 for weights in tuned.profile_weights.values())
+    override = Tier2Settings(
+        preset="tuned",
+        profile_weights={"default": {"w_ce": 1.0, "w_entity": 0, "w_sec": 0, "w_xdrug": 1}},
+    )
+    assert override.weights_for("general").w_ce == 1.0
+    assert override.weights_for("drug_entity") == tuned.weights_for("drug_entity")
+
+
+async def test_a4_first_stage_term_keeps_the_first_stage_winner(vocabulary):
+    # The scorer prefers "b" slightly; the first stage ranked "a" first by far: with the
+    # first-stage term the refinement cannot erase that evidence.
+    nodes = [hit("a"), *(hit(f"n{i}") for i in range(8)), hit("b")]
+    scores = {"a": 0.9, "b": 1.0, **{f"n{i}": 0.0 for i in range(8)}}
+    tier2 = Tier2Settings(
+        profile_weights={
+            "default": {"w_ce": 0.4, "w_entity": 0, "w_sec": 0, "w_xdrug": 1, "w_first": 0.6}
+        }
+    )
+    outcome = await rerank(
+        nodes, "q", QueryRetrievalIntent(), vocabulary, scores_by_id(scores), tier2=tier2
+    )
+    assert ids(outcome.nodes)[:2] == ["a", "b"]
+    seed = await rerank(nodes, "q", QueryRetrievalIntent(), vocabulary, scores_by_id(scores))
+    assert ids(seed.nodes)[0] == "b"
+
+
+async def test_a4_unscored_node_takes_its_first_stage_evidence(vocabulary):
+    async def partial(query, items):
+        return np.array([np.nan, 0.0, 1.0], dtype=np.float32)
+
+    outcome = await rerank(
+        [hit("unscored"), hit("low"), hit("high")], "q", QueryRetrievalIntent(), vocabulary, partial
+    )
+    parts = {item.node.node_id: item.score_parts for item in outcome.nodes}
+    assert parts["unscored"]["ce"] == pytest.approx(1.0)  # rank 1: evidence 1.0
+    assert parts["low"]["ce"] == 0.0 and parts["high"]["ce"] == 1.0
+
+
+async def test_a3_text_scorer_never_orders_structure_hits(vocabulary):
+    structure = hit("mol").model_copy(update={"score_parts": {"structure": 0.4}})
+    outcome = await rerank(
+        [structure, hit("text")],
+        "q",
+        QueryRetrievalIntent(),
+        vocabulary,
+        scores_by_id({"mol": 1.0, "text": 0.0}),
+    )
+    parts = {item.node.node_id: item.score_parts for item in outcome.nodes}
+    assert parts["mol"]["ce"] == pytest.approx(0.4)
+
+
+async def test_a3_structure_only_query_is_ordered_by_structure_similarity(vocabulary):
+    called = []
+
+    async def scorer(query, items):
+        called.append(True)
+        return np.zeros(len(items), dtype=np.float32)
+
+    nodes = [
+        hit("near").model_copy(update={"score_parts": {"structure": 0.6}}),
+        hit("plain"),
+        hit("same").model_copy(update={"score_parts": {"structure": 1.0}}),
+    ]
+    outcome = await rerank(
+        nodes, "CCO", QueryRetrievalIntent(), vocabulary, scorer, structure_only=True
+    )
+    assert ids(outcome.nodes) == ["same", "near", "plain"]
+    assert not called and outcome.decisions == ["rerank_t2_structure"]
+    assert [item.score_parts["similarity"] for item in outcome.nodes][:2] == [1.0, 0.6]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scores=st.lists(
+        st.one_of(st.floats(-20, 20, allow_nan=False), st.just(float("nan"))),
+        min_size=1,
+        max_size=12,
+    ),
+    preset=st.sampled_from(list(Tier2Preset)),
+    workflow=st.sampled_from(["general", "drug_entity", "regulatory", "chemical"]),
+)
+async def test_a2_similarity_is_in_unit_range_and_monotone_with_order(
+    vocabulary, scores, preset, workflow
+):
+    nodes = [
+        hit(
+            f"n{i}",
+            text="gefitinib warnings" if i % 3 == 0 else "osimertinib",
+            primary_drugs=["gefitinib"] if i % 3 == 0 else ["osimertinib"],
+            biomed_section="warnings" if i % 2 else "dosage",
+        )
+        for i in range(len(scores))
+    ]
+    intent = QueryRetrievalIntent(
+        workflow=workflow, section_cues=("warnings",), require_entity_match=True
+    )
+
+    async def scorer(query, items):
+        return np.array(scores, dtype=np.float32)
+
+    outcome = await rerank(
+        nodes,
+        "osimertinib warnings",
+        intent,
+        vocabulary,
+        scorer,
+        tier2=Tier2Settings(preset=preset),
+    )
+    similarities = [item.score_parts["similarity"] for item in outcome.nodes]
+    assert all(0.0 <= value <= 1.0 for value in similarities)
+    assert similarities == sorted(similarities, reverse=True)

@@ -1,0 +1,320 @@
+"""Recall of one collection plan (SPEC.md section 1 step 4): expand the query for the
+plan's encoder (section 4), encode, dense ANN + BM25 leg for hybrid collections (section
+5), structure legs for SMILES collections (A-3), hybrid fusion and Tier-1 (section 6).
+
+A plan that fails or runs out of its budget contributes no hits and a degraded trace
+entry; it never fails the request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pipeline.context import SearchContext, Stopwatch, bounded
+from pipeline.embeddings import EmbeddingService, chemical_query_text, is_smiles_role
+from pipeline.errors import BackendUnavailable, InvalidInput
+from pipeline.expansion import expand
+from pipeline.fusion import merge_rrf
+from pipeline.hybrid import hybrid_fuse_dense_sparse
+from pipeline.intent import smiles_tokens
+from pipeline.lexical import lexical_query_text, meets_minimum_should_match
+from pipeline.pagination import candidate_pool_size, plan_depth, rerank_window_size
+from pipeline.ports import ImageEncoder, TextEncoder, VectorStore
+from pipeline.rerank import tier1_rerank
+from pipeline.schema import CollectionQueryPlan, ExpandedQuery, NodeWithScore, StageTrace
+from pipeline.settings import PipelineSettings
+from pipeline.structure_search import structure_recall
+from pipeline.vocabulary import Vocabulary
+
+__all__ = ["PlanRecall", "PlanResult", "query_structures"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class PlanResult:
+    """Hits of one plan plus its trace entry."""
+
+    plan: CollectionQueryPlan
+    hits: list[NodeWithScore]
+    trace: StageTrace
+    ok: bool
+
+
+class PlanSkipped(Exception):
+    """A plan that cannot run by design (no text tower, no encoder for the role)."""
+
+
+def query_structures(query: str, vocabulary: Vocabulary) -> tuple[list[str], bool]:
+    """SMILES to search a structure collection with, and whether the query wrote them.
+
+    The query's own structure tokens (A-3: RDKit-validated) when it has any; else the
+    SMILES the vocabulary knows for the drugs it names ("SMILES of lapatinib").
+    """
+    written = smiles_tokens(query)
+    if written:
+        return written, True
+    structures = []
+    for name in vocabulary.match_drug_entities(query):
+        entity = vocabulary.get(name)
+        if entity is not None and entity.smiles:
+            structures.append(entity.smiles)
+    return list(dict.fromkeys(structures)), False
+
+
+class PlanRecall:
+    """Runs one :class:`CollectionQueryPlan` against the store.
+
+    Args:
+        settings: pipeline settings.
+        store: the vector store port.
+        encoders: text encoder ports by role.
+        image_encoders: image encoder ports by role.
+        embeddings: the query-vector cache shared with the other stages.
+        vocabulary: the entity vocabulary (expansion, SMILES of named drugs).
+    """
+
+    def __init__(
+        self,
+        settings: PipelineSettings,
+        store: VectorStore,
+        encoders: Mapping[str, TextEncoder],
+        image_encoders: Mapping[str, ImageEncoder],
+        embeddings: EmbeddingService,
+        vocabulary: Vocabulary,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.encoders = encoders
+        self.image_encoders = image_encoders
+        self.embeddings = embeddings
+        self.vocabulary = vocabulary
+
+    async def run(self, context: SearchContext, plan: CollectionQueryPlan) -> PlanResult:
+        """The plan's hits, best first, within ``budgets.plan_ms``; failures degrade."""
+        clock = Stopwatch()
+        detail: dict[str, Any] = {"encoder": plan.encoder}
+
+        def failed(decision: str, error: str) -> PlanResult:
+            trace = StageTrace(
+                name=f"plan:{plan.collection}",
+                ms=clock.ms,
+                decisions=[decision],
+                degraded=True,
+                error=error,
+                detail=detail,
+            )
+            return PlanResult(plan, [], trace, ok=False)
+
+        try:
+            hits = await bounded(
+                self._recall(context, plan, detail),
+                self.settings.budgets.plan_ms,
+                context.deadline,
+            )
+        except PlanSkipped as reason:
+            return failed("plan_skipped", str(reason))
+        except TimeoutError:
+            return failed("plan_timeout", f"over budget ({self.settings.budgets.plan_ms} ms)")
+        except (BackendUnavailable, InvalidInput, OSError, RuntimeError, ValueError) as error:
+            logger.warning("plan %s/%s failed: %s", plan.collection, plan.encoder, error)
+            return failed("plan_failed", f"{type(error).__name__}: {error}")
+        trace = StageTrace(
+            name=f"plan:{plan.collection}",
+            ms=clock.ms,
+            items_in=plan.top_k,
+            items_out=len(hits),
+            decisions=detail.pop("decisions", []),
+            detail=detail,
+        )
+        return PlanResult(plan, hits, trace, ok=True)
+
+    def dense_text(self, role: str, expanded: ExpandedQuery) -> str:
+        """What ``role`` embeds for the query: SMILES for a SMILES encoder, else the
+        (expanded, R-EXP-1) dense query."""
+        if is_smiles_role(role, self.settings):
+            return chemical_query_text(expanded.dense_query, self.vocabulary)
+        return expanded.dense_query
+
+    async def _query_vector(
+        self, context: SearchContext, plan: CollectionQueryPlan, expanded: ExpandedQuery
+    ) -> np.ndarray:
+        spec = self.settings.collections[plan.collection]
+        if spec.modality == "image":
+            encoder = self.image_encoders.get(plan.encoder)
+            if encoder is None:  # R-XM-3: never substitute another image model
+                raise PlanSkipped(f"no image encoder for role {plan.encoder!r}")
+            if context.image is not None:
+                return np.asarray(await encoder.encode_images([context.image]))[0]
+            try:
+                return np.asarray(await encoder.encode_texts([context.query]))[0]
+            except InvalidInput as error:  # R-XM-2: UNI2 has no text tower
+                raise PlanSkipped(str(error)) from error
+        if plan.encoder not in self.encoders:
+            raise PlanSkipped(f"no encoder for role {plan.encoder!r}")
+        return await self.embeddings.query_vector(
+            plan.encoder, self.dense_text(plan.encoder, expanded)
+        )
+
+    def _is_hybrid(self, collection: str) -> bool:
+        configured = self.settings.hybrid.hybrid_text_collections
+        if configured:  # R-HYB-4: the configured list wins
+            return collection in configured
+        spec = self.settings.collections.get(collection)
+        return bool(spec and spec.hybrid)
+
+    def depth(self, plan: CollectionQueryPlan, context: SearchContext) -> int:
+        """Hits per leg (R-RT-2): at least the rerank window (R-REQ-2); independent of
+        the page (A-1)."""
+        top_k = context.request.top_k
+        pool = candidate_pool_size(context.page_size, top_k, self.settings.request)
+        window = rerank_window_size(pool, self.settings.tier2.max_candidates)
+        return plan_depth(plan.top_k, window, top_k)
+
+    async def _recall(
+        self, context: SearchContext, plan: CollectionQueryPlan, detail: dict[str, Any]
+    ) -> list[NodeWithScore]:
+        stages = self.settings.stages
+        expanded = expand(context.query, plan.encoder, self.vocabulary, context.intent)
+        detail["dense_query"] = expanded.dense_query
+        depth = self.depth(plan, context)
+        clock = Stopwatch()
+        vector = await self._query_vector(context, plan, expanded)
+        detail["encode_ms"] = clock.ms
+        spec = self.settings.collections[plan.collection]
+        hybrid = (
+            self._is_hybrid(plan.collection) and stages.lexical and self.settings.hybrid.lexical_leg
+        )
+        clock = Stopwatch()
+        dense_hits, lexical_hits, structure = await asyncio.gather(
+            self._dense(plan.collection, vector, depth, context) if stages.dense else _none(),
+            self._lexical(plan.collection, depth, context) if hybrid else _none(),
+            self._structure(plan.collection, depth, context)
+            if spec.modality == "smiles"
+            else _none_structure(),
+        )
+        detail["ann_ms"] = clock.ms
+        lexical_hits = [
+            _with_vector_similarity(item, vector, plan.collection)
+            for item in lexical_hits
+            if meets_minimum_should_match(
+                context.query, item.node.text, self.settings.lexical.minimum_should_match
+            )
+        ]
+        dense_hits = [
+            item if item.collection else item.model_copy(update={"collection": plan.collection})
+            for item in dense_hits
+        ]
+        structure_hits, written = structure
+        detail.update(
+            dense_hits=len(dense_hits),
+            lexical_hits=len(lexical_hits),
+            structure_hits=len(structure_hits),
+        )
+        decisions: list[str] = []
+        if structure_hits:
+            return self._fuse_structure(structure_hits, dense_hits, written, decisions, detail)
+        candidates = merge_rrf([dense_hits, lexical_hits], self.settings.rrf.k)
+        if hybrid and stages.hybrid_fusion:  # R-HYB-1 over the RRF union of both legs
+            candidates = hybrid_fuse_dense_sparse(
+                candidates, context.query, expanded.sparse_terms, context.alpha
+            )
+            decisions.append(f"hybrid_alpha:{context.alpha}")
+        if stages.tier1:
+            clock = Stopwatch()
+            candidates, tier1_decision = await tier1_rerank(
+                candidates,
+                plan.collection,
+                context.intent,
+                expanded.sparse_terms,
+                self.settings.tier1,
+                query_vector=lambda role: self.embeddings.query_vector(
+                    role, self.dense_text(role, ExpandedQuery(dense_query=context.query))
+                ),
+                node_vectors=self.embeddings.node_vectors,
+            )
+            detail["tier1_ms"] = clock.ms
+            decisions.append(tier1_decision)
+        detail["decisions"] = decisions
+        return candidates
+
+    async def _dense(
+        self, collection: str, vector: np.ndarray, depth: int, context: SearchContext
+    ) -> list[NodeWithScore]:
+        return await self.store.search_dense(
+            collection, vector, depth, context.scope, with_vectors=True
+        )
+
+    async def _lexical(
+        self, collection: str, depth: int, context: SearchContext
+    ) -> list[NodeWithScore]:
+        text = lexical_query_text(context.query, self.vocabulary, self.settings.lexical)
+        return await self.store.search_lexical(
+            collection, text, depth, context.scope, with_vectors=True
+        )
+
+    async def _structure(
+        self, collection: str, depth: int, context: SearchContext
+    ) -> tuple[list[NodeWithScore], bool]:
+        structures, written = query_structures(context.query, self.vocabulary)
+        if not structures:
+            return [], written
+        hits = await structure_recall(self.store, collection, structures, depth, context.scope)
+        hits = [
+            item.model_copy(update={"collection": item.collection or collection}) for item in hits
+        ]
+        return hits, written
+
+    def _fuse_structure(
+        self,
+        structure_hits: Sequence[NodeWithScore],
+        dense_hits: Sequence[NodeWithScore],
+        written: bool,
+        decisions: list[str],
+        detail: dict[str, Any],
+    ) -> list[NodeWithScore]:
+        # A-3: an identical parent structure (Tanimoto 1.0; the exact InChIKey matches
+        # come first) is rank 1; below it the fingerprint leg and the learned SMILES
+        # embedding are fused by RRF. A structure the query wrote keeps its Tanimoto as
+        # ``score_parts["structure"]`` on every copy (Tier-2 orders by it); one looked up
+        # from a drug name does not (the text question decides the order).
+        similarity = {item.node_id: float(item.score_parts["structure"]) for item in structure_hits}
+        exact = [item for item in structure_hits if similarity[item.node_id] >= 1.0]
+        exact_ids = {item.node_id for item in exact}
+        similar = [item for item in structure_hits if item.node_id not in exact_ids]
+        dense = [item for item in dense_hits if item.node_id not in exact_ids]
+        fused = [*exact, *merge_rrf([similar, dense], self.settings.rrf.k)]
+        decisions.append(f"structure_exact:{len(exact)}")
+        detail["decisions"] = decisions
+        result = []
+        for item in fused:
+            parts = {k: v for k, v in item.score_parts.items() if k != "structure"}
+            if written and item.node_id in similarity:
+                parts["structure"] = similarity[item.node_id]
+            result.append(item.model_copy(update={"score_parts": parts}))
+        return result
+
+
+async def _none() -> list[NodeWithScore]:
+    return []
+
+
+async def _none_structure() -> tuple[list[NodeWithScore], bool]:
+    return [], False
+
+
+def _with_vector_similarity(
+    item: NodeWithScore, query_vector: np.ndarray, collection: str
+) -> NodeWithScore:
+    # A BM25 hit has no ANN score: its cosine comes from its stored vector (R-HYB-2).
+    update: dict[str, Any] = {"collection": item.collection or collection}
+    if item.node.embedding is not None and item.vector_similarity is None:
+        cosine = float(np.dot(np.asarray(item.node.embedding, dtype=np.float32), query_vector))
+        update["vector_similarity"] = min(1.0, max(0.0, cosine))
+    return item.model_copy(update=update)

@@ -1,0 +1,275 @@
+"""The words of each canonical section, in one table (R-ING-2, R-INT-6, A-5).
+
+One table says, per canonical section (the ``biomed_section`` value ingest stores):
+- ``headings``: the heading words that put a document section there (R-ING-2; used by
+  ``pipeline.ingest.sections.canonical_section``);
+- ``cues``: the words and lay phrasings of a question that ask for it (A-5; used by
+  ``pipeline.intent.section_cues_for``), so a query cue names exactly the section value
+  that is stored ("side effects" -> ``adverse_reactions``, "can I drive" -> ``warnings``).
+
+The seed's R-INT-6 cues (``warning(s)`` -> ``warnings``, ``dosage``/``dosing`` ->
+``dosage``, ``indications``/``usage`` -> ``indications_and_usage``) stay reachable as
+``SEED_QUERY_CUES``; every one of their triggers is also a cue of the table, for the same
+section (``dosage`` is the seed's name for ``dosage_and_administration``).
+
+Patterns are case-insensitive regular expressions, matched word-bounded; rows and
+patterns are data, not branches: add a phrasing by adding a string.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+__all__ = [
+    "CANONICAL_SECTIONS",
+    "SECTION_TABLE",
+    "SEED_QUERY_CUES",
+    "SectionWords",
+    "heading_section",
+    "query_section_cues",
+]
+
+#: A word that names a medicine in a question ("what is Tarceva for").
+_NAME = r"[\w-]+(?: [\w-]+)?"
+
+
+@dataclass(frozen=True)
+class SectionWords:
+    """The heading words and query cues of one canonical section."""
+
+    section: str
+    headings: tuple[str, ...] = ()
+    cues: tuple[str, ...] = ()
+
+    @cached_property
+    def heading_pattern(self) -> re.Pattern[str] | None:
+        return _alternation(self.headings)
+
+    @cached_property
+    def cue_pattern(self) -> re.Pattern[str] | None:
+        return _alternation(self.cues)
+
+
+def _alternation(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not patterns:
+        return None
+    return re.compile(r"\b(?:" + "|".join(f"(?:{p})" for p in patterns) + r")\b", re.I)
+
+
+#: Per canonical section, heading words (checked in table order, the first row that
+#: matches wins) and query cues. Order matters for headings only.
+SECTION_TABLE: tuple[SectionWords, ...] = (
+    SectionWords(
+        "indications_and_usage",
+        headings=(r"indications?", r"used for", r"what .* is"),
+        cues=(
+            r"indications?",
+            r"usage",
+            r"used (?:for|to treat|in)",
+            r"what (?:is|are) " + _NAME + r" (?:used )?for",
+            r"what does " + _NAME + r" treat",
+            r"(?:approved|indicated|prescribed) (?:for|in)",
+            r"what (?:is|are) " + _NAME + r" used",
+        ),
+    ),
+    SectionWords(
+        "dosage_and_administration",
+        headings=(
+            r"dosage",
+            r"dosing",
+            r"how to (?:take|use)",
+            r"administration",
+            r"doses?",
+            r"dose (?:reduction|modification|adjustment)s?",
+            r"missed doses?",
+            r"overdos\w*",
+            r"posology",
+        ),
+        cues=(
+            r"dosage",
+            r"dosing",
+            r"doses?",
+            r"posology",
+            r"how much",
+            r"how often",
+            r"how (?:to|should i|do i|should you|do you|is it) (?:take|use|inject|give|administer)",
+            r"miss(?:ed)? (?:a |my |one )?doses?",
+            r"forg[oe]t(?:ten)? to (?:take|use)",
+            r"(?:overdos\w*|too much|more than (?:i|you) should)",
+            r"stop (?:taking|using)",
+            r"dose (?:reduction|modification|adjustment)s?",
+        ),
+    ),
+    SectionWords(
+        "contraindications",
+        headings=(r"contraindicat\w*",),
+        cues=(r"contraindicat\w*",),
+    ),
+    SectionWords(
+        "warnings",
+        headings=(
+            r"boxed warning",
+            r"warnings?",
+            r"precautions?",
+            r"before you (?:take|use)",
+            r"pregnancy(?: and breast-?feeding)?",
+            r"driving and using machines",
+        ),
+        cues=(
+            r"warnings?",
+            r"precautions?",
+            r"before (?:taking|you take|using|you use|starting|i take|i use)",
+            r"(?:can|may|should) (?:i|you) (?:drive|drink|breast-?feed|get pregnant)",
+            r"driv(?:e|ing)",
+            r"operat(?:e|ing) machine(?:s|ry)",
+            r"use machines",
+            r"alcohol",
+            r"pregnan(?:t|cy)",
+            r"breast-?feeding",
+            r"who (?:should|must|can) ?(?:not|n't) (?:take|use|have)",
+            r"(?:should not|shouldn't|must not|cannot|can't) (?:take|use)",
+            r"(?:do|did) not (?:take|use)",
+            r"is (?:it|" + _NAME + r") safe",
+            r"safe (?:to take|to use|in|during|for)",
+        ),
+    ),
+    SectionWords(
+        "adverse_reactions",
+        headings=(r"adverse", r"side effects?", r"undesirable effects"),
+        cues=(
+            r"side[- ]?effects?",
+            r"adverse (?:reactions?|events?|effects?|drug reactions?)",
+            r"undesirable effects?",
+            r"toxicit(?:y|ies)",
+            r"tolerability",
+        ),
+    ),
+    SectionWords(
+        "drug_interactions",
+        headings=(r"interactions?",),
+        cues=(r"interact(?:s|ions?|ing)?", r"other medicines"),
+    ),
+    SectionWords(
+        "storage",
+        headings=(r"stor(?:e|age)",),
+        cues=(
+            r"stor(?:e|es|ed|ing|age)",
+            r"refrigerat\w*",
+            r"fridge",
+            r"freez\w*|frozen",
+            r"(?:keep|kept) (?:in|at|out|below|away)",
+            r"be kept",
+            r"room temperature",
+            r"expiry|expiration|shelf[- ]life",
+            r"dispos(?:e|al)",
+        ),
+    ),
+    SectionWords(
+        "description",
+        headings=(
+            r"contents of the pack",
+            r"description",
+            r"composition",
+            r"what .* contains",
+            r"ingredients?",
+        ),
+        cues=(
+            r"ingredients?",
+            r"excipients?",
+            r"what (?:does )?" + _NAME + r" contains?",
+            r"what is in (?:a |an |the )?",
+            r"what " + _NAME + r" looks like",
+            r"what does " + _NAME + r" look like",
+            r"contents of the pack",
+            r"pack sizes?",
+            r"composition",
+        ),
+    ),
+    SectionWords(
+        "clinical_pharmacology",
+        headings=(r"pharmacolog\w*", r"mechanism of action", r"pharmacokinetic\w*"),
+        cues=(
+            r"mechanism of action",
+            r"how (?:does|do) " + _NAME + r" work",
+            r"pharmacokinetics?",
+            r"pharmacodynamics?",
+            r"half[- ]life",
+        ),
+    ),
+    SectionWords(
+        "overview", headings=(r"what is in this leaflet", r"package leaflet", r"overview")
+    ),
+    SectionWords("abstract", headings=(r"abstract", r"summary")),
+    SectionWords("introduction", headings=(r"introduction", r"background")),
+    SectionWords(
+        "methods", headings=(r"methods?", r"materials", r"patients and methods", r"study design")
+    ),
+    SectionWords("results", headings=(r"results?", r"findings")),
+    SectionWords("discussion", headings=(r"discussion", r"conclusions?")),
+)
+
+#: Every canonical section value ingest stores.
+CANONICAL_SECTIONS: tuple[str, ...] = (
+    "indications_and_usage",
+    "dosage_and_administration",
+    "warnings",
+    "contraindications",
+    "adverse_reactions",
+    "drug_interactions",
+    "storage",
+    "description",
+    "overview",
+    "clinical_pharmacology",
+    "abstract",
+    "introduction",
+    "methods",
+    "results",
+    "discussion",
+    "compound",
+    "body",
+)
+
+#: R-INT-6 as the seed wrote it: (cue pattern, cue name). The seed preset of A-5.
+SEED_QUERY_CUES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bwarnings?\b", re.I), "warnings"),
+    (re.compile(r"\b(?:dosage|dosing)\b", re.I), "dosage"),
+    (re.compile(r"\b(?:indications?|usage)\b", re.I), "indications_and_usage"),
+)
+
+#: The seed's cue names -> the canonical section they stand for.
+SEED_CUE_SECTIONS: dict[str, str] = {
+    "warnings": "warnings",
+    "dosage": "dosage_and_administration",
+    "indications_and_usage": "indications_and_usage",
+}
+
+
+def heading_section(heading: str) -> str | None:
+    """The canonical section of a heading by the table's heading words (first row that
+    matches), or None."""
+    for row in SECTION_TABLE:
+        pattern = row.heading_pattern
+        if pattern is not None and pattern.search(heading):
+            return row.section
+    return None
+
+
+def query_section_cues(query: str, seed: bool = False) -> tuple[str, ...]:
+    """Sections a question asks for, de-duplicated, in order of first appearance in the
+    query (A-5; R-INT-6 when ``seed``: the seed's three cues and names only)."""
+    found: list[tuple[int, str]] = []
+    if seed:
+        for pattern, cue in SEED_QUERY_CUES:
+            match = pattern.search(query)
+            if match:
+                found.append((match.start(), cue))
+    else:
+        for row in SECTION_TABLE:
+            pattern = row.cue_pattern
+            match = pattern.search(query) if pattern is not None else None
+            if match:
+                found.append((match.start(), row.section))
+    found.sort()
+    return tuple(dict.fromkeys(cue for _, cue in found))

@@ -1,0 +1,151 @@
+"""A-6: the written-down filters of scripts/build_vocabulary.py, the drug-class reading of
+the leaflets, and what the shipped vocabulary files carry."""
+
+import gzip
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.vocabulary import KNOWN_WORDS, SHIPPED_VOCABULARY, Vocabulary, name_filter_reason
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def build():
+    spec = importlib.util.spec_from_file_location(
+        "build_vocabulary", ROOT / "scripts" / "build_vocabulary.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        (" 0.3%", "percentage"),
+        ("0.05%", "percentage"),
+        ("Clobetasol Propionate Cream 0.05%", "percentage"),
+        ("Nabumetone 500 Mg", "dose"),
+        ("aspirin 81mg", "dose"),
+        ("1 g", "dose"),
+        ("22:6-4, 7,10,13,16,19", "number"),
+        ("350", "number"),
+        ("mg", "unit"),
+        ("tablets", "unit"),
+        ("K", "single letter"),
+        ("mesylates", "salt"),
+        ("sodium", "salt"),
+        ("ANA", "clinical abbreviation"),
+        ("PFS", "clinical abbreviation"),
+        ("HR", "clinical abbreviation"),
+        ("imatinib", None),
+        ("campath 1g", None),  # a digit glued to a letter is a name, not a dose
+        ("KIR2DL5", None),
+        ("HPV type 58 L1 protein", None),
+        ("IL-1B", None),
+    ],
+)
+def test_a6_name_filters(name, reason):
+    assert name_filter_reason(name) == reason
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "reason"),
+    [
+        ("sits", "alias", "common word"),
+        ("caps", "alias", "common word"),
+        ("FOR", "gene alias", "common word"),
+        ("STOP", "gene alias", "common word"),
+        ("gold", "canonical", "common word"),
+        ("plan b", "alias", "common word"),
+        ("blood group", "alias", "common word"),
+        ("mesylate, imatinib", "alias", "inverted form"),
+        ("Gleevec", "alias", None),
+        ("osimertinib", "canonical", None),
+        ("insulin", "canonical", None),  # its drug sense is the common one
+        ("viagra", "alias", None),
+        ("medical cannabis", "alias", None),
+        ("vitamin a", "alias", None),
+        ("Fever", "disease", None),  # diseases only meet the number / unit filters
+    ],
+)
+def test_a6_common_word_filter(build, name, kind, reason):
+    assert build.filter_reason(name, kind) == reason
+
+
+def test_a6_brands_of_the_product_data_keep_their_alias(build):
+    assert build.filter_reason("armour", "alias") == "common word"
+    assert build.filter_reason("armour", "alias", {"armour"}) is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "names"),
+    [
+        (
+            "sodium glucose co-transporter-2 (SGLT2) inhibitors ",
+            ["sodium glucose co-transporter-2 inhibitor", "SGLT2 inhibitor"],
+        ),
+        (
+            "DPP-4 inhibitors (dipeptidyl peptidase-4 inhibitors) metformin belongs to",
+            ["DPP-4 inhibitor", "dipeptidyl peptidase-4 inhibitor"],
+        ),
+        (
+            "tumour necrosis factor (TNF- ) inhibitors",
+            ["tumour necrosis factor inhibitor", "TNF inhibitor"],
+        ),
+        ("TNF blockers ", ["TNF blocker"]),
+        ("corticosteroids (or steroids)", ["corticosteroid"]),
+        ("protein kinase inhibitors which are used to treat cancer", ["protein kinase inhibitor"]),
+        ("monoclonal antibodies", []),  # too broad to stand for members
+    ],
+)
+def test_a6_class_names_from_leaflet_sentences(build, raw, names):
+    assert build.class_names(raw) == names
+
+
+def test_a6_class_name_variants(build):
+    variants = build.class_name_variants("TNF blocker", {"TNF": ["TNF-alpha"]})
+    for name in ("TNF blockers", "TNF inhibitor", "anti-TNF", "TNF-alpha blocker"):
+        assert name in variants
+
+
+def test_a6_shipped_vocabulary_reports_its_filters_and_stop_names():
+    with gzip.open(SHIPPED_VOCABULARY, "rt", encoding="utf-8") as handle:
+        header = json.loads(handle.readline())
+    assert header["version"] == 2
+    for reason in ("number", "percentage", "dose", "common word", "clinical abbreviation"):
+        assert header["filters"][reason] > 0
+    assert {"mesylate", "sodium"} <= set(header["stop_names"])
+
+
+def test_a6_shipped_vocabulary_has_no_number_unit_or_single_letter_names():
+    vocabulary = Vocabulary.load()
+    stop = set()
+    with gzip.open(SHIPPED_VOCABULARY, "rt", encoding="utf-8") as handle:
+        stop = {name.lower() for name in json.loads(handle.readline())["stop_names"]}
+    bad = [
+        (name, reason)
+        for entity in vocabulary.entities
+        for name in (entity.canonical, *entity.aliases)
+        if name.lower() not in stop
+        and (reason := name_filter_reason(name)) in ("number", "percentage", "dose", "unit")
+    ]
+    assert bad == []
+
+
+def test_a6_shipped_drug_classes_and_known_words():
+    classes = json.loads((SHIPPED_VOCABULARY.parent / "drug_classes.json").read_text())
+    by_name = {row["c"]: row for row in classes}
+    assert {"dapagliflozin", "empagliflozin"} <= set(
+        by_name["sodium glucose co-transporter-2 inhibitors"]["members"]
+    )
+    with gzip.open(KNOWN_WORDS, "rt", encoding="utf-8") as handle:
+        words = {line.strip() for line in handle}
+    assert {"indications", "fibrillation", "neutropenia"} <= words
+    assert "osimertinib" not in words and "imatinib" not in words

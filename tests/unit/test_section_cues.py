@@ -1,0 +1,137 @@
+"""A-5: section cues are a table of section words (lay phrasing included), named by the
+canonical section values ingest stores; R-INT-6's cues stay a subset; ingest headings
+use the same table (R-ING-2)."""
+
+import pytest
+
+from pipeline.ingest.sections import canonical_section
+from pipeline.intent import detect_retrieval_intent, section_cues_for
+from pipeline.schema import Node
+from pipeline.scoring import section_match_score
+from pipeline.section_vocabulary import (
+    CANONICAL_SECTIONS,
+    SECTION_TABLE,
+    SEED_CUE_SECTIONS,
+    SEED_QUERY_CUES,
+)
+from pipeline.settings import PipelineSettings
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    ("query", "cue"),
+    [
+        # the issue's phrasings
+        ("side effects of Tagrisso", "adverse_reactions"),
+        ("what is Xalkori used for", "indications_and_usage"),
+        ("how to store Opdivo", "storage"),
+        ("can I drive while taking Xalkori", "warnings"),
+        ("what happens if I miss a dose of Tarceva", "dosage_and_administration"),
+        ("what does Zydelig contain", "description"),
+        # the development set's
+        ("should Lucentis be kept in the refrigerator", "storage"),
+        ("common side effects of Verzenios", "adverse_reactions"),
+        ("what is in a Zydelig tablet", "description"),
+        ("who should not take Pradaxa", "warnings"),
+        ("WHAT IS THE DOSE OF XARELTO FOR CHILDREN", "dosage_and_administration"),
+        # other members of each kind
+        ("what is Tarceva for", "indications_and_usage"),
+        ("is Keytruda approved for lung cancer", "indications_and_usage"),
+        ("how much Eliquis should I take", "dosage_and_administration"),
+        ("I forgot to take my Xarelto", "dosage_and_administration"),
+        ("dosing of osimertinib", "dosage_and_administration"),
+        ("can I drink alcohol with Zydelig", "warnings"),
+        ("is Tagrisso safe in pregnancy", "warnings"),
+        ("before taking Iressa", "warnings"),
+        ("can Humira be frozen", "storage"),
+        ("shelf life of Ozempic pens", "storage"),
+        ("adverse reactions to nivolumab", "adverse_reactions"),
+        ("what are the ingredients of Glivec", "description"),
+        ("what Tagrisso looks like", "description"),
+        ("contraindications of warfarin", "contraindications"),
+        ("does Paxlovid interact with statins", "drug_interactions"),
+        ("how does Lynparza work", "clinical_pharmacology"),
+    ],
+)
+def test_a5_lay_phrasing_cues_the_stored_section(query, cue):
+    assert cue in detect_retrieval_intent(query).section_cues
+    assert cue in CANONICAL_SECTIONS
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "0.5% of patients on rivaroxaban had major bleeding",
+        "OS/PFS benefit of niraparib",
+        "nivolumab together with relatlimab",
+        "imatinib mesylate tablets",
+        "how many patients responded to osimertinib",
+    ],
+)
+def test_a5_no_cue_where_no_section_is_asked_for(query):
+    assert detect_retrieval_intent(query).section_cues == ()
+
+
+def test_a5_cues_keep_first_appearance_order():
+    query = "side effects and dosing and storage of Tagrisso"
+    assert section_cues_for(query, extended=True) == (
+        "adverse_reactions",
+        "dosage_and_administration",
+        "storage",
+    )
+
+
+def test_a5_is_the_product_default_and_the_seed_stays_reachable():
+    assert PipelineSettings().routing.extended_section_cues is True
+    query = "side effects of osimertinib"
+    assert detect_retrieval_intent(query).section_cues == ("adverse_reactions",)
+    assert detect_retrieval_intent(query, extended_section_cues=False).section_cues == ()
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["warning", "warnings", "dosage", "dosing", "indications", "indication", "usage"],
+)
+def test_a5_r_int_6_cues_are_a_subset_of_the_table(query):
+    seed = section_cues_for(f"{query} of X", extended=False)
+    table = section_cues_for(f"{query} of X", extended=True)
+    assert len(seed) == 1 and len(table) == 1
+    assert SEED_CUE_SECTIONS[seed[0]] == table[0]
+
+
+def test_a5_every_seed_cue_names_a_table_section():
+    sections = {row.section for row in SECTION_TABLE}
+    assert {SEED_CUE_SECTIONS[cue] for _, cue in SEED_QUERY_CUES} <= sections
+    assert sections <= set(CANONICAL_SECTIONS)
+
+
+def test_a5_cue_equals_the_stored_section_value_for_the_section_score():
+    node = Node(node_id="n", text="Take one tablet.", metadata={"biomed_section": "storage"})
+    intent = detect_retrieval_intent("should Lucentis be kept in the refrigerator")
+    assert section_match_score(node, intent.section_cues) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("heading", "section"),
+    [
+        ("Dose reduction", "dosage_and_administration"),
+        ("Dose modifications for toxicity", "dosage_and_administration"),
+        ("Missed dose", "dosage_and_administration"),
+        ("Overdosage", "dosage_and_administration"),
+        ("Pregnancy and breast-feeding", "warnings"),
+        ("Driving and using machines", "warnings"),
+        ("Ingredients", "description"),
+        # unchanged ones
+        ("How to take Tagrisso", "dosage_and_administration"),
+        ("Possible side effects", "adverse_reactions"),
+        ("How to store Tagrisso", "storage"),
+        ("Contents of the pack and other information", "description"),
+        ("Warnings and precautions", "warnings"),
+        ("What is in this leaflet", "overview"),
+        ("Methods", "methods"),
+        ("Acknowledgements", "body"),
+    ],
+)
+def test_a5_ingest_headings_use_the_same_section_words(heading, section):
+    assert canonical_section(heading) == section

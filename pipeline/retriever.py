@@ -147,19 +147,39 @@ class Retriever:
             DeadlineExceeded: the deadline passed before results were assembled.
         """
         self.validate(request)
-        budgets = self.settings.budgets
-        deadline = deadline or (time.monotonic() + budgets.request_ms / 1000.0)
+        deadline = deadline or (time.monotonic() + self.settings.budgets.request_ms / 1000.0)
         trace: list[StageTrace] = []
-        page_size = request.page_size or self.settings.final_top_k
-        alpha = (
-            request.vector_similarity_weight
-            if request.vector_similarity_weight is not None
-            else self.settings.hybrid.alpha
+        intent = self._intent(request.query, trace)
+        scope = request.scope()
+        scope = None if scope.is_empty else scope
+        decision = await self._route(request, intent, scope, image is not None, trace)
+        context = SearchContext(
+            request=request,
+            query=request.query,
+            intent=intent,
+            scope=scope,
+            alpha=(
+                request.vector_similarity_weight
+                if request.vector_similarity_weight is not None
+                else self.settings.hybrid.alpha
+            ),
+            page_size=request.page_size or self.settings.final_top_k,
+            image=image,
+            deadline=deadline,
         )
+        succeeded, supplement = await self._recall(context, decision, trace)
+        first_stage = self._merge(succeeded, supplement, intent, trace)[: request.top_k]
+        ordered = await self.tier2.rank(context, first_stage, trace)
+        self._check_deadline(deadline, "assembly")
+        return self._assemble(context, decision, ordered, trace)
 
+    # -- stages ---------------------------------------------------------------------------
+
+    def _intent(self, query: str, trace: list[StageTrace]) -> QueryRetrievalIntent:
+        """SPEC.md section 2, once per request (R-INT-7); typo corrections in the trace."""
         clock = Stopwatch()
         intent = detect_retrieval_intent(
-            request.query,
+            query,
             self.vocabulary,
             self.settings.routing.chemical_collection,
             self.settings.routing.extended_section_cues,
@@ -176,16 +196,25 @@ class Retriever:
                 ],
             )
         )
+        return intent
 
-        scope = request.scope()
-        scope = None if scope.is_empty else scope
+    async def _route(
+        self,
+        request: SearchRequest,
+        intent: QueryRetrievalIntent,
+        scope: ScopeFilter | None,
+        has_image: bool,
+        trace: list[StageTrace],
+    ) -> QueryRouteDecision:
+        """SPEC.md section 3, then the request's own limits: the general default route
+        for another namespace (R-RT-1), image plans for an upload, the ``collections``
+        restriction."""
         scope_collections = await self._scope_collections(scope, trace)
-
         clock = Stopwatch()
         decision = self.router.route(
             request.query,
             plugin_namespace=request.namespace,
-            has_image=image is not None,
+            has_image=has_image,
             route_mode=request.route_mode,
             scope=scope,
             scope_collections=scope_collections,
@@ -195,7 +224,7 @@ class Retriever:
         if decision is None:  # R-RT-1: another namespace gets the general default route
             decision = self._general_route()
             route_decisions.append("route_general_default")
-        if image is not None:
+        if has_image:
             decision = self._with_image_plans(decision)
         if request.collections is not None:
             wanted = set(request.collections)
@@ -217,39 +246,26 @@ class Retriever:
                 detail={"hints": decision.retrieval_hints},
             )
         )
+        return decision
 
-        context = SearchContext(
-            request=request,
-            query=request.query,
-            intent=intent,
-            scope=scope,
-            alpha=alpha,
-            page_size=page_size,
-            image=image,
-            deadline=deadline,
-        )
-        plan_results, supplement, supplement_trace = await self._recall(context, decision)
-        trace.extend(result.trace for result in plan_results)
-        if supplement_trace is not None:
-            trace.append(supplement_trace)
-        succeeded = [result for result in plan_results if result.ok]
-        if plan_results and not succeeded:
-            reasons = "; ".join(f"{r.plan.collection}: {r.trace.error}" for r in plan_results)
-            raise BackendUnavailable(f"every retrieval plan failed ({reasons})")
-
-        first_stage = self._merge(succeeded, supplement, intent, trace)[: request.top_k]
-        ordered = await self.tier2.rank(context, first_stage, trace)
-        self._check_deadline(deadline, "assembly")
-
+    def _assemble(
+        self,
+        context: SearchContext,
+        decision: QueryRouteDecision,
+        ordered: list[NodeWithScore],
+        trace: list[StageTrace],
+    ) -> SearchResponse:
+        """Threshold, page and chunks (R-REQ-4, R-REQ-5, A-1, A-2)."""
+        request = context.request
         clock = Stopwatch()
         threshold = (
             request.similarity_threshold
             if request.similarity_threshold is not None
             else self.settings.request.similarity_threshold
         )
-        page = paginate(ordered, request.page, page_size, threshold)
+        page = paginate(ordered, request.page, context.page_size, threshold)
         # R-REQ-5 evidence, for the returned chunks only (it orders nothing).
-        shown = [relevance(item, request.query, alpha) for item in page.items]
+        shown = [relevance(item, request.query, context.alpha) for item in page.items]
         chunks = assemble_chunks(shown, request.query if request.highlight else None)
         trace.append(
             StageTrace(
@@ -268,13 +284,11 @@ class Retriever:
             doc_aggs=doc_aggs(chunks),
             total=page.total,
             page=request.page,
-            page_size=page_size,
-            intent=intent,
+            page_size=context.page_size,
+            intent=context.intent,
             route=list(decision.plans),
             trace=trace,
         )
-
-    # -- stages ---------------------------------------------------------------------------
 
     async def _scope_collections(
         self, scope: ScopeFilter | None, trace: list[StageTrace]
@@ -332,8 +346,13 @@ class Retriever:
         return QueryRouteDecision(plans=tuple(plans), retrieval_hints=decision.retrieval_hints)
 
     async def _recall(
-        self, context: SearchContext, decision: QueryRouteDecision
-    ) -> tuple[list[PlanResult], SupplementResult, StageTrace | None]:
+        self, context: SearchContext, decision: QueryRouteDecision, trace: list[StageTrace]
+    ) -> tuple[list[PlanResult], SupplementResult]:
+        """Every plan and the supplement, concurrently (section 1 steps 4-5).
+
+        Raises:
+            BackendUnavailable: every plan failed.
+        """
         plan_tasks = [self.plans.run(context, plan) for plan in decision.plans]
         supplement_task = self._run_supplement(context)
         if self.settings.parallel_plans:
@@ -343,7 +362,14 @@ class Retriever:
         else:
             plan_results = [await task for task in plan_tasks]
             supplement, supplement_trace = await supplement_task
-        return list(plan_results), supplement, supplement_trace
+        trace.extend(result.trace for result in plan_results)
+        if supplement_trace is not None:
+            trace.append(supplement_trace)
+        succeeded = [result for result in plan_results if result.ok]
+        if plan_results and not succeeded:
+            reasons = "; ".join(f"{r.plan.collection}: {r.trace.error}" for r in plan_results)
+            raise BackendUnavailable(f"every retrieval plan failed ({reasons})")
+        return succeeded, supplement
 
     async def _run_supplement(
         self, context: SearchContext

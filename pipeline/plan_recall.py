@@ -222,10 +222,14 @@ class PlanRecall:
             return self._fuse_structure(structure_hits, dense_hits, written, decisions, detail)
         candidates = merge_rrf([dense_hits, lexical_hits], self.settings.rrf.k)
         if hybrid and stages.hybrid_fusion:  # R-HYB-1 over the RRF union of both legs
-            candidates = hybrid_fuse_dense_sparse(
+            rescored = hybrid_fuse_dense_sparse(
                 candidates, context.query, expanded.sparse_terms, context.alpha
             )
-            decisions.append(f"hybrid_alpha:{context.alpha}")
+            if self.settings.hybrid.fusion == "rrf":
+                candidates = merge_rrf([rescored, dense_hits, lexical_hits], self.settings.rrf.k)
+            else:
+                candidates = rescored
+            decisions.append(f"hybrid_alpha:{context.alpha}:{self.settings.hybrid.fusion}")
         if stages.tier1:
             clock = Stopwatch()
             candidates, tier1_decision = await tier1_rerank(

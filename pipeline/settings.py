@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -147,6 +147,10 @@ class HybridSettings(_Frozen):
     alpha: float = Field(0.3, ge=0.0, le=1.0)
     hybrid_text_collections: tuple[str, ...] = ("biomed_text", "medcpt_text")
     lexical_leg: bool = True
+    #: ``replace``: the plan is ordered by the R-HYB-1 score (the seed). ``rrf``: the
+    #: R-HYB-1 ranking joins the dense and BM25 rankings as a third RRF vote, so it
+    #: refines the legs' evidence instead of replacing it (A-4's rule, one stage earlier).
+    fusion: Literal["replace", "rrf"] = "replace"
 
 
 class LexicalSettings(_Frozen):

@@ -173,7 +173,8 @@ async def supplement_entity_anchored_hits(
 
     async def search(collection: str, encoder: str) -> list[NodeWithScore]:
         vector = await encode_query(encoder, collection)
-        return await store.search_dense(collection, vector, limit, scoped)
+        # Stored vectors come along: Tier-2 scores injected hits from them.
+        return await store.search_dense(collection, vector, limit, scoped, with_vectors=True)
 
     pairs = [
         (collection, encoder)

@@ -40,10 +40,13 @@ def data_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def smoke_config(data_dir) -> Path:
-    """A config file over the default profile: own collections, a small Tier-2 pool."""
+    """A config file over the default profile: own collections, a small Tier-2 pool
+    scored by the cross-encoder deployment (the default profile scores from stored
+    vectors and has none), so the benchmarks' cross-encoder paths run too."""
     path = data_dir / "bench-smoke.yaml"
     path.write_text(
-        f"stores: {{collection_prefix: {PREFIX}}}\npipeline: {{tier2: {{max_candidates: 8}}}}\n",
+        f"stores: {{collection_prefix: {PREFIX}}}\n"
+        "pipeline: {tier2: {max_candidates: 8, scorer: cross_encoder}}\n",
         encoding="utf-8",
     )
     return path

@@ -54,6 +54,9 @@ def config_data(tmp_path_factory):
         data_dir=tmp_path_factory.mktemp("e2e"),
         overrides={
             "stores": {"collection_prefix": "e2e_"},
+            # The served cross-encoder path (production's); the default profile scores
+            # Tier-2 from stored vectors and deploys no cross-encoder.
+            "pipeline": {"tier2": {"scorer": "cross_encoder"}},
             "serve": {
                 "encoder": {"num_cpus": 0.5, "max_batch_size": 32, "batch_wait_timeout_s": 0.02},
                 "cross_encoder": {"num_cpus": 0.5},

@@ -81,6 +81,8 @@ def faults_app(serve_cluster, milvus_server, postgres_server, tmp_path_factory):
         data_dir=tmp_path_factory.mktemp("faults"),
         overrides={
             "stores": {"collection_prefix": "faults_"},
+            # Replica kills include the cross-encoder's: deploy it (production's path).
+            "pipeline": {"tier2": {"scorer": "cross_encoder"}},
             "serve": {"encoder": {"num_cpus": 0.5}, "cross_encoder": {"num_cpus": 0.5}},
         },
     )

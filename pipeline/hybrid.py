@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from pipeline.schema import NodeWithScore
 from pipeline.text import contains_term, query_terms, tokens
 
 __all__ = ["hybrid_fuse_dense_sparse", "sparse_score"]
+
+
+@lru_cache(maxsize=8192)
+def _words(lowered: str) -> frozenset[str]:
+    # Chunk texts recur across queries (the same popular chunks, the plan and the
+    # supplement scoring one chunk twice): tokenise each once.
+    return frozenset(tokens(lowered))
 
 
 def sparse_score(query: str, text: str, extra_terms: Sequence[str] = ()) -> float:
@@ -19,7 +27,7 @@ def sparse_score(query: str, text: str, extra_terms: Sequence[str] = ()) -> floa
     if not terms:
         return 0.0
     lowered = text.lower()
-    words = set(tokens(lowered))
+    words = _words(lowered)
     hits = sum(
         1
         for term in terms

@@ -251,8 +251,14 @@ class PlanRecall:
     async def _dense(
         self, collection: str, vector: np.ndarray, depth: int, context: SearchContext
     ) -> list[NodeWithScore]:
+        # Stored vectors are needed only where a cosine is recomputed: Tier-1's re-sort
+        # and the SMILES rescore (R-T2-9). Fetching them costs ~20 ms on Lite at 20k rows.
+        spec = self.settings.collections.get(collection)
+        with_vectors = (self.settings.stages.tier1 and self.settings.tier1.cosine_sort) or (
+            spec is not None and spec.modality == "smiles"
+        )
         return await self.store.search_dense(
-            collection, vector, depth, context.scope, with_vectors=True
+            collection, vector, depth, context.scope, with_vectors=with_vectors
         )
 
     async def _lexical(
@@ -269,7 +275,9 @@ class PlanRecall:
         structures, written = query_structures(context.query, self.vocabulary)
         if not structures:
             return [], written
-        hits = await structure_recall(self.store, collection, structures, depth, context.scope)
+        hits = await structure_recall(
+            self.store, collection, structures, depth, context.scope, neighbours=written
+        )
         hits = [
             item.model_copy(update={"collection": item.collection or collection}) for item in hits
         ]

@@ -375,8 +375,12 @@ class Retriever:
         self, context: SearchContext
     ) -> tuple[SupplementResult, StageTrace | None]:
         registry = self.ports.registry
-        if not self.settings.stages.supplement or registry is None:
+        if registry is None:
             return SupplementResult(), None
+        if not self.settings.stages.supplement:
+            return SupplementResult(), StageTrace(
+                name="supplement", decisions=["supplement_disabled"]
+            )
         clock = Stopwatch()
         if not context.intent.require_entity_match:
             # R-INJ-1 injects only for entity intents, so the recall would be thrown away.

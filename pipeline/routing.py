@@ -142,7 +142,8 @@ class BiomedQueryRouteClassifier:
                 )
         related = any(entity.related_drugs for entity in signals.entities)
         if (
-            (signals.drugs or related)
+            routing.chemical_for_drug_queries
+            and (signals.drugs or related)
             and not chemical_task
             and (chemical not in signals.intent.suppress_collections)
         ):  # R-RT-5

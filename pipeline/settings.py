@@ -101,6 +101,9 @@ class RoutingSettings(_Frozen):
     #: A-5: section cues from the table of section words, lay phrasing included (see
     #: intent.section_cues_for); False is R-INT-6 as the seed wrote it.
     extended_section_cues: bool = True
+    #: R-RT-5: a text question that names a drug also searches the chemical collection.
+    #: False routes it to text only (a structure question still goes to chemistry, R-RT-3).
+    chemical_for_drug_queries: bool = True
     biomed_text_collection: str = "biomed_text"
     medcpt_text_collection: str = "medcpt_text"
     general_text_collection: str = "general_text"

@@ -52,6 +52,7 @@ async def structure_recall(
     query_smiles: Sequence[str],
     depth: int,
     scope: ScopeFilter | None = None,
+    neighbours: bool = True,
 ) -> list[NodeWithScore]:
     """Structure hits for the query's structures, best first (SPEC A-3).
 
@@ -77,6 +78,8 @@ async def structure_recall(
         query_smiles: the query's structure tokens (``pipeline.intent.smiles_tokens``).
         depth: hits wanted, >= 1.
         scope: kb names / document ids / tags; None = everything.
+        neighbours: run the fingerprint search too; False = exact parents only (a
+            structure looked up from a drug name: its neighbours answer no text question).
 
     Raises:
         ValueError: ``depth`` < 1.
@@ -99,14 +102,16 @@ async def structure_recall(
         limit = max(depth, EXACT_FORMS_LIMIT)
         return await store.search_inchikey(collection, structure.inchikey, limit, scope)
 
+    async def similar(structure: Structure) -> list[NodeWithScore]:
+        if not neighbours:
+            return []
+        return await store.search_fingerprint(
+            collection, morgan_fingerprint(structure), depth, scope
+        )
+
     exact_lists, neighbour_lists = await asyncio.gather(
         asyncio.gather(*(exact(structure) for structure in queries)),
-        asyncio.gather(
-            *(
-                store.search_fingerprint(collection, morgan_fingerprint(structure), depth, scope)
-                for structure in queries
-            )
-        ),
+        asyncio.gather(*(similar(structure) for structure in queries)),
     )
     ranked: dict[str, NodeWithScore] = {}
     for structure, hits in zip(queries, exact_lists, strict=True):

@@ -233,20 +233,31 @@ class Tier2Stage:
         return await self.cross_encoder.score(query, texts, titles)
 
     async def _stored_vector_scores(self, query: str, nodes: Sequence[NodeWithScore]) -> np.ndarray:
-        """(n,) float32: cosine of the query and each node's stored vector where the
-        node's collection was embedded by ``stored_vector_role``; NaN elsewhere."""
+        """(n,) float32: the cosine of the query and each node's stored vector where the
+        node's collection was embedded by ``stored_vector_role``; NaN elsewhere.
+
+        The dense leg already computed it against the plan's query vector
+        (``vector_similarity``, R-HYB-2): reused as is. Only a node without it (none in
+        the default flow) costs a query encoding.
+        """
         role = self.settings.tier2.stored_vector_role
         scores = np.full(len(nodes), np.nan, dtype=np.float32)
-        rows = [
-            index
-            for index, item in enumerate(nodes)
-            if item.node.embedding is not None and self._document_role(item) == role
-        ]
-        if not rows:
-            return scores
-        query_vector = await self.embeddings.query_vector(role, query)
-        matrix = np.asarray([nodes[i].node.embedding for i in rows], dtype=np.float32)
-        scores[rows] = matrix @ np.asarray(query_vector, dtype=np.float32)
+        missing = []
+        for index, item in enumerate(nodes):
+            if self._document_role(item) != role:
+                continue
+            if item.vector_similarity is not None:
+                scores[index] = item.vector_similarity
+            elif item.node.embedding is not None:
+                missing.append(index)
+        if missing:
+            query_vector = np.asarray(await self.embeddings.query_vector(role, query))
+            matrix = np.asarray([nodes[i].node.embedding for i in missing], dtype=np.float32)
+            scores[missing] = matrix @ query_vector
+        if not np.isfinite(scores).any():
+            # No node of this scorer's space (a chemistry-only window): a constant score
+            # leaves the order to the first stage and the entity / section terms.
+            return np.zeros(len(nodes), dtype=np.float32)
         return scores
 
     def _document_role(self, item: NodeWithScore) -> str | None:

@@ -282,3 +282,15 @@ async def test_tier1_reuses_stored_vectors(stores, vocabulary):
     # query encodes only (batch size 1): node texts came back with their stored vectors
     assert set(encoder.calls) == {1}
     assert np.isfinite(encoder.encode_sync(["x"])).all()
+
+
+@pytest.mark.parametrize("fusion", ["replace", "rrf"])
+async def test_hybrid_fusion_mode_is_recorded_and_rrf_keeps_both_legs(stores, vocabulary, fusion):
+    retriever = make_retriever(stores, vocabulary, hybrid={"fusion": fusion})
+    response = await retriever.search(
+        SearchRequest(query="osimertinib side effects", similarity_threshold=0.0, rerank=False)
+    )
+    plan = next(stage for stage in response.trace if stage.name == "plan:biomed_text")
+    assert f"hybrid_alpha:0.3:{fusion}" in plan.decisions
+    if fusion == "rrf":  # a third RRF vote: every kept chunk carries an RRF score
+        assert all(chunk.score_parts.rrf is not None for chunk in response.chunks)

@@ -54,9 +54,14 @@ def config_data(tmp_path_factory):
         data_dir=tmp_path_factory.mktemp("e2e"),
         overrides={
             "stores": {"collection_prefix": "e2e_"},
-            # The served cross-encoder path (production's); the default profile scores
-            # Tier-2 from stored vectors and deploys no cross-encoder.
-            "pipeline": {"tier2": {"scorer": "cross_encoder"}},
+            # Production's paths: the served cross-encoder (the default profile scores
+            # Tier-2 from stored vectors and deploys none), the supplement and R-RT-5's
+            # chemical plan for drug questions (both off in the default profile).
+            "pipeline": {
+                "tier2": {"scorer": "cross_encoder"},
+                "stages": {"supplement": True},
+                "routing": {"chemical_for_drug_queries": True},
+            },
             "serve": {
                 "encoder": {"num_cpus": 0.5, "max_batch_size": 32, "batch_wait_timeout_s": 0.02},
                 "cross_encoder": {"num_cpus": 0.5},

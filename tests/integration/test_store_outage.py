@@ -39,8 +39,12 @@ def servers():
 @pytest.fixture(scope="module")
 async def client(servers):
     root, milvus, postgres = servers
+    # The supplement (off in the default profile, on in production) is what reads the
+    # registry at query time: on here, so a PostgreSQL outage has something to degrade.
     data = load_config_data(
-        "default", data_dir=root, overrides={"pipeline": {"tier2": {"policy": "none"}}}
+        "default",
+        data_dir=root,
+        overrides={"pipeline": {"tier2": {"policy": "none"}, "stages": {"supplement": True}}},
     )
     config = config_from_data(data)
     ports, _ = local_model_ports(config)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from pipeline.hybrid import sparse_score
 from pipeline.schema import Chunk, DocAgg, NodeWithScore, ScoreParts
-from pipeline.settings import RequestSettings
+from pipeline.settings import PipelineSettings, RequestSettings
 from pipeline.text import highlight
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "paginate",
     "plan_depth",
     "relevance",
+    "rerank_window",
     "rerank_window_size",
 ]
 
@@ -38,6 +39,13 @@ __all__ = [
 def candidate_pool_size(page_size: int, top_k: int, settings: RequestSettings) -> int:
     """R-REQ-2: ``max(page_size * RERANK_PAGE_LIMIT, candidate_min)`` capped by ``top_k``."""
     return min(max(page_size * max(settings.rerank_page_limit, 1), settings.candidate_min), top_k)
+
+
+def rerank_window(page_size: int, top_k: int, settings: PipelineSettings) -> int:
+    """The Tier-2 window of a request: its candidate pool (R-REQ-2) capped by
+    ``tier2.max_candidates``. Plans recall at least this many hits (``plan_depth``)."""
+    pool = candidate_pool_size(page_size, top_k, settings.request)
+    return rerank_window_size(pool, settings.tier2.max_candidates)
 
 
 def rerank_window_size(pool_size: int, max_candidates: int) -> int:

@@ -24,7 +24,7 @@ from pipeline.fusion import merge_rrf
 from pipeline.hybrid import hybrid_fuse_dense_sparse
 from pipeline.intent import smiles_tokens
 from pipeline.lexical import lexical_query_text, meets_minimum_should_match
-from pipeline.pagination import candidate_pool_size, plan_depth, rerank_window_size
+from pipeline.pagination import plan_depth, rerank_window
 from pipeline.ports import ImageEncoder, TextEncoder, VectorStore
 from pipeline.rerank import tier1_rerank
 from pipeline.schema import CollectionQueryPlan, ExpandedQuery, NodeWithScore, StageTrace
@@ -173,9 +173,7 @@ class PlanRecall:
         """Hits per leg (R-RT-2): at least the rerank window (R-REQ-2); independent of
         the page (A-1)."""
         top_k = context.request.top_k
-        pool = candidate_pool_size(context.page_size, top_k, self.settings.request)
-        window = rerank_window_size(pool, self.settings.tier2.max_candidates)
-        return plan_depth(plan.top_k, window, top_k)
+        return plan_depth(plan.top_k, rerank_window(context.page_size, top_k, self.settings), top_k)
 
     async def _recall(
         self, context: SearchContext, plan: CollectionQueryPlan, detail: dict[str, Any]

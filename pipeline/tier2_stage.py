@@ -18,7 +18,7 @@ from pipeline.context import SearchContext, Stopwatch, bounded, degraded_stage
 from pipeline.embeddings import EmbeddingService, chemical_query_text
 from pipeline.errors import BackendUnavailable
 from pipeline.intent import smiles_tokens
-from pipeline.pagination import candidate_pool_size, rerank_window_size
+from pipeline.pagination import rerank_window
 from pipeline.ports import CrossEncoder, DocumentRegistry
 from pipeline.rerank import (
     CrossEncoderScores,
@@ -135,8 +135,7 @@ class Tier2Stage:
                 )
             )
             return outcome.nodes
-        pool = candidate_pool_size(context.page_size, request.top_k, settings.request)
-        window_size = rerank_window_size(pool, settings.tier2.max_candidates)
+        window_size = rerank_window(context.page_size, request.top_k, settings)
         window = first_stage[:window_size]
         window = await self._backfill_names(window, trace)
         scorer = self._scorer()
@@ -178,7 +177,16 @@ class Tier2Stage:
                 error=outcome.error,
             )
         )
-        return [*outcome.nodes, *self._continue(outcome.nodes, first_stage, window_size)]
+        texts = [item for item in outcome.nodes if not item.node.is_image]
+        rest = self._continue(texts, first_stage, window_size)
+        # R-T2-1: image nodes, unscored (similarity 0), after every text node of the list.
+        images = [item for item in outcome.nodes if item.node.is_image]
+        return [
+            *texts,
+            *(i for i in rest if not i.node.is_image),
+            *images,
+            *(i for i in rest if i.node.is_image),
+        ]
 
     async def _first_stage_order(
         self, context: SearchContext, nodes: list[NodeWithScore]
@@ -197,7 +205,8 @@ class Tier2Stage:
         self, window: Sequence[NodeWithScore], first_stage: Sequence[NodeWithScore], start: int
     ) -> list[NodeWithScore]:
         # past the window, first-stage order; similarity = first-stage evidence
-        # at its global rank, capped by the window's last similarity.
+        # at its global rank, capped by the window's last text similarity (an image
+        # past the window is unscored like one inside it: 0).
         rest = first_stage[start:]
         if not rest:
             return []
@@ -210,7 +219,9 @@ class Tier2Stage:
                     "score_parts": {
                         **item.score_parts,
                         "first": float(value),
-                        "similarity": float(max(0.0, min(1.0, similarity))),
+                        "similarity": 0.0
+                        if item.node.is_image
+                        else float(max(0.0, min(1.0, similarity))),
                     }
                 }
             )

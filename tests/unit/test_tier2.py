@@ -328,3 +328,26 @@ async def test_a2_similarity_is_in_unit_range_and_monotone_with_order(
     similarities = [item.score_parts["similarity"] for item in outcome.nodes]
     assert all(0.0 <= value <= 1.0 for value in similarities)
     assert similarities == sorted(similarities, reverse=True)
+
+
+async def test_a2_image_in_the_window_goes_last_and_does_not_zero_the_rest(vocabulary):
+    import time
+
+    from pipeline.context import SearchContext
+    from pipeline.embeddings import EmbeddingService
+    from pipeline.schema import SearchRequest
+    from pipeline.settings import PipelineSettings
+    from pipeline.tier2_stage import Tier2Stage
+
+    settings = PipelineSettings(tier2={"max_candidates": 2})
+    stage = Tier2Stage(settings, EmbeddingService({}, settings), vocabulary, None, None, None)
+    request = SearchRequest(query="q")
+    context = SearchContext(
+        request, "q", QueryRetrievalIntent(), None, 0.3, 5, None, time.monotonic() + 60
+    )
+    nodes = [hit("img", modality="image"), hit("t1"), hit("t2"), hit("t3")]
+    ranked = await stage.rank(context, nodes, [])
+    assert ids(ranked) == ["t1", "t2", "t3", "img"]
+    similarities = [item.score_parts["similarity"] for item in ranked]
+    assert similarities == sorted(similarities, reverse=True)
+    assert similarities[1] > 0 and similarities[-1] == 0.0

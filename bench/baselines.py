@@ -17,7 +17,7 @@ data (issue 7). Steps, in this order:
    plans (``pipeline.parallel_plans: false``), at the comparison concurrencies.
 
 Outputs under ``--out``: ``baselines-<time>.json`` (everything), ``.md`` (the tables and
-the targets), PNGs. Usage: ``python bench/baselines.py --data-dir /tmp/bench-data``
+the targets), PNGs. Usage: ``python -m bench.baselines --data-dir /tmp/bench-data``
 (ingest first: ``biomed-search ingest --data-dir /tmp/bench-data --kb demo demo/``).
 """
 
@@ -40,18 +40,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-if str(REPOSITORY) not in sys.path:
-    sys.path.insert(0, str(REPOSITORY))
 
-from bench.load import (  # noqa: E402
+from bench import REPOSITORY
+from bench.load import (
     LevelResult,
     LoadSettings,
     Outcome,
     degraded_stages,
     run_load,
 )
-from bench.queries import (  # noqa: E402
+from bench.queries import (
     DEFAULT_PASSAGES,
     DEFAULT_QUERY_SETS,
     DEFAULT_SMILES,
@@ -59,9 +57,9 @@ from bench.queries import (  # noqa: E402
     load_passages,
     load_smiles,
 )
-from bench.tables import targets, write_outputs  # noqa: E402
-from deployments.config import config_from_data, load_config_data  # noqa: E402
-from deployments.stores import EmbeddedServers, StoreEndpoints  # noqa: E402
+from bench.tables import targets, write_outputs
+from deployments.config import config_from_data, load_config_data
+from deployments.stores import EmbeddedServers, StoreEndpoints
 
 __all__ = [
     "STEPS",

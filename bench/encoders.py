@@ -15,8 +15,8 @@ driven through a handle at rising concurrency (one query text, one SMILES, or on
 request's 32 passages per call, as the ingress sends them): items/s and served/limit.
 Ray is started here with a bounded number of logical CPUs, and stopped at the end.
 
-Usage: ``python bench/encoders.py [--texts PATH] [--count 512] [--quick]``
-       ``python bench/encoders.py --served [--served-only] [--concurrency 1 8 32]``
+Usage: ``python -m bench.encoders [--texts PATH] [--count 512] [--quick]``
+       ``python -m bench.encoders --served [--served-only] [--concurrency 1 8 32]``
 
 :func:`benchmark_rows` returns :class:`ThroughputRow` records (:func:`iter_benchmark_rows`
 yields them as measured) and :func:`format_table` prints them, so another engine (a Ray
@@ -42,12 +42,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-if str(REPOSITORY) not in sys.path:
-    sys.path.insert(0, str(REPOSITORY))
 
-from models.loader import load_cross_encoder, load_encoder  # noqa: E402
-from models.specs import ModelProfile  # noqa: E402
+from bench import REPOSITORY
+from models.loader import load_cross_encoder, load_encoder
+from models.specs import ModelProfile
 
 __all__ = [
     "BenchSettings",

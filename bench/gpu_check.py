@@ -24,9 +24,9 @@ the token budget (16384 padded tokens) or 64 images.
 
 Usage::
 
-    python bench/gpu_check.py                       # on the GPU machine
-    python bench/gpu_check.py --measurements-out gpu.json   # also numbers for plan-gpus
-    python bench/gpu_check.py --quick               # smoke test; on a CPU it says "no CUDA"
+    python -m bench.gpu_check                       # on the GPU machine
+    python -m bench.gpu_check --measurements-out gpu.json   # also numbers for plan-gpus
+    python -m bench.gpu_check --quick               # smoke test; on a CPU it says "no CUDA"
 
 ``--measurements-out`` writes the JSON that ``biomed-search plan-gpus --measurements``
 reads (weights GiB, activation MiB per 1k tokens / per image, items/s, saturating batch).
@@ -53,15 +53,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-if str(REPOSITORY) not in sys.path:
-    sys.path.insert(0, str(REPOSITORY))
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import torch
 
-from models.loader import load_role  # noqa: E402
-from models.specs import EncoderSpec, ModelProfile  # noqa: E402
+from models.loader import load_role
+from models.specs import EncoderSpec, ModelProfile
 
 __all__ = ["FAMILIES", "CaseResult", "format_table", "main", "run_case"]
 

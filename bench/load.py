@@ -13,12 +13,12 @@ stage-time breakdown from the response traces. Queries come from real query sets
 request-unique by default (see :mod:`bench.queries`: the ingress caches query
 embeddings). Writes ``<out>/load-<label>-<time>.json`` and a PNG beside it.
 
-Usage (``biomed-search bench`` forwards everything after ``bench``; its parser needs the
-URL first, or ``--`` before the options)::
+Usage (the ``biomed-search-bench`` command, or ``python -m bench.load`` from the
+repository root)::
 
-    biomed-search bench http://127.0.0.1:8000                     # 1, 4, 16, 64
-    biomed-search bench -- --url http://127.0.0.1:8000 --rates 0.5 1
-    python bench/load.py --url URL --concurrency 1 16 --requests 64 --rates 0.5 1
+    biomed-search-bench http://127.0.0.1:8000                     # 1, 4, 16, 64
+    biomed-search-bench --url http://127.0.0.1:8000 --rates 0.5 1
+    python -m bench.load --url URL --concurrency 1 16 --requests 64 --rates 0.5 1
 """
 
 from __future__ import annotations
@@ -38,17 +38,14 @@ from typing import Any
 
 import httpx
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-if str(REPOSITORY) not in sys.path:
-    sys.path.insert(0, str(REPOSITORY))
-
-from bench.measure import (  # noqa: E402
+from bench import REPOSITORY
+from bench.measure import (
     batch_histogram_difference,
     stage_breakdown,
     summarise_latencies,
 )
-from bench.plots import plot_load  # noqa: E402
-from bench.queries import DEFAULT_QUERY_SETS, QueryMix  # noqa: E402
+from bench.plots import plot_load
+from bench.queries import DEFAULT_QUERY_SETS, QueryMix
 
 __all__ = [
     "LevelResult",
@@ -343,7 +340,7 @@ def write_report(report: dict[str, Any], out_dir: Path, plot: bool = True) -> di
 
 def parse_arguments(argv: Sequence[str] | None) -> LoadSettings:
     """``LoadSettings`` from the command line."""
-    parser = argparse.ArgumentParser(prog="biomed-search bench",
+    parser = argparse.ArgumentParser(prog="biomed-search-bench",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("target", nargs="?", default=None, metavar="URL",
                         help="service base URL (same as --url)")
@@ -375,7 +372,7 @@ def parse_arguments(argv: Sequence[str] | None) -> LoadSettings:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--no-plot", action="store_true")
     arguments = list(argv if argv is not None else sys.argv[1:])
-    if arguments[:1] == ["--"]:  # ``biomed-search bench -- --url ...``
+    if arguments[:1] == ["--"]:  # ``biomed-search-bench -- --url ...``
         arguments = arguments[1:]
     args = parser.parse_args(arguments)
     if args.target and args.url and args.target != args.url:
@@ -398,7 +395,7 @@ def parse_arguments(argv: Sequence[str] | None) -> LoadSettings:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``biomed-search bench ...``: run the load levels, print a table, write JSON and
+    """``biomed-search-bench ...``: run the load levels, print a table, write JSON and
     PNG. Returns 0, or 1 when every request of some level failed."""
     settings = parse_arguments(argv)
     report = asyncio.run(run_load(settings))

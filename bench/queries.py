@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import REPOSITORY
 from pipeline.text import STOP_WORDS
 
 __all__ = [
@@ -36,7 +37,6 @@ __all__ = [
     "unique_suffix",
 ]
 
-REPOSITORY = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPOSITORY.parent / "shared" / "data"
 DEFAULT_QUERY_SETS: tuple[Path, ...] = (
     SHARED_DATA / "drug_kb_dev.jsonl",

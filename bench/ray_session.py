@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+
+from bench import REPOSITORY
 
 __all__ = ["ray_serve_session"]
 
-REPOSITORY = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
@@ -30,7 +30,7 @@ def ray_serve_session(
     import ray
     from ray import serve
 
-    from pipeline.stores.embedded import find_free_port
+    from deployments.runtime import find_free_port
 
     if ray.is_initialized():
         raise RuntimeError("Ray is already initialised in this process")

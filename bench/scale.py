@@ -11,16 +11,16 @@ copies of random stored vectors. Both stores are written through ``MilvusVectorS
 (the product's store), batches of ``--batch`` rows, one flush at the end; the server's
 HNSW build is awaited before searching (``indexed_rows == total_rows``).
 
-The server runs in its own network namespace (:mod:`pipeline.stores.milvus_server`), so
-its half of the benchmark runs as ``nsenter -n -t PID python bench/scale.py --worker
+The server runs in its own network namespace (:mod:`deployments.runtime.milvus_standalone`), so
+its half of the benchmark runs as ``nsenter -n -t PID python -m bench.scale --worker
 server ...`` and returns JSON; the Lite half runs in this process against a managed Lite
 server. Needs root, ``unshare`` and ``pip install milvus==2.3.5`` for the server half
 (``--stores lite`` runs without them).
 
 Usage::
 
-    python bench/scale.py                      # 200k x 384-d, 200 queries, top-20
-    python bench/scale.py --rows 5000 --queries 50   # a quick look
+    python -m bench.scale                      # 200k x 384-d, 200 queries, top-20
+    python -m bench.scale --rows 5000 --queries 50   # a quick look
 """
 
 from __future__ import annotations
@@ -39,12 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-if str(REPOSITORY) not in sys.path:
-    sys.path.insert(0, str(REPOSITORY))
-
-from pipeline.schema import Node, ScopeFilter  # noqa: E402
-from pipeline.stores.milvus import DenseIndex, MilvusVectorStore  # noqa: E402
+from bench import REPOSITORY
+from pipeline.schema import Node, ScopeFilter
+from pipeline.stores.milvus import DenseIndex, MilvusVectorStore
 
 __all__ = [
     "ScaleSettings",
@@ -289,7 +286,7 @@ def _raw_searches(
 
 
 def _run_lite(settings: ScaleSettings, work_dir: Path) -> list[StoreResult]:
-    from pipeline.stores.embedded import MilvusLiteServer
+    from deployments.runtime import MilvusLiteServer
 
     server = MilvusLiteServer(work_dir / "lite", start_timeout_s=120.0).start()
     try:
@@ -300,7 +297,7 @@ def _run_lite(settings: ScaleSettings, work_dir: Path) -> list[StoreResult]:
 
 
 def _run_server(settings: ScaleSettings, work_dir: Path) -> list[StoreResult]:
-    from pipeline.stores.milvus_server import MilvusStandalone
+    from deployments.runtime.milvus_standalone import MilvusStandalone
 
     server = MilvusStandalone(work_dir / "server").start()
     try:

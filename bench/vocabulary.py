@@ -2,7 +2,7 @@
 well under 1 ms median; issue 13: a query with a misspelt drug, typo look-up included,
 under 1 ms typical). The match cache is cleared before every timed call.
 
-Usage: ``python bench/vocabulary.py [--repeat 2000]``
+Usage: ``python -m bench.vocabulary [--repeat 2000]``
 """
 
 from __future__ import annotations

@@ -80,10 +80,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--ablations", default="all", help="comma-separated ablation names, or 'all' / 'full'"
     )
 
-    bench = commands.add_parser("bench", help="HTTP load benchmark against a running service")
-    _common(bench)
-    bench.add_argument("rest", nargs=argparse.REMAINDER, help="arguments for bench/load.py")
-
     plan = commands.add_parser("plan-gpus", help="derive a GPU sharding plan")
     _common(plan)
     plan.add_argument("--gpus", type=int, required=True)
@@ -137,13 +133,6 @@ def _eval(args: argparse.Namespace) -> int:
     return run_eval(config, args)
 
 
-def _bench(args: argparse.Namespace) -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from bench.load import main as load_main
-
-    return load_main(args.rest)
-
-
 def _plan(args: argparse.Namespace) -> int:
     from deployments.gpu_plan import print_plan
 
@@ -156,7 +145,6 @@ _COMMANDS = {
     "serve": _serve,
     "query": _query,
     "eval": _eval,
-    "bench": _bench,
     "plan-gpus": _plan,
 }
 

@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from deployments.config import AppConfig, StoreSettings
-from pipeline.stores.embedded import EmbeddedPostgres, MilvusLiteServer
+from deployments.runtime import EmbeddedPostgres, MilvusLiteServer
 from pipeline.stores.milvus import DenseIndex, MilvusVectorStore
 from pipeline.stores.registry import PostgresDocumentRegistry
 

@@ -15,14 +15,12 @@ import gzip
 import io
 import json
 import re
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from pipeline.ingest.read_drug_labels import active_substances
+from pipeline.vocabulary import Vocabulary
 
-from pipeline.ingest.read_drug_labels import active_substances  # noqa: E402
-from pipeline.vocabulary import Vocabulary  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 ONCOLOGY = re.compile(
     r"\b(cancer|tumou?r|carcinoma|leuka?emia|lymphoma|myeloma|melanoma|sarcoma|metasta\w*|"

@@ -53,18 +53,14 @@ import csv
 import gzip
 import json
 import re
-import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import yaml
 from wordfreq import top_n_list, zipf_frequency
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from pipeline.text import fold, match_key  # noqa: E402
-from pipeline.vocabulary import (  # noqa: E402
+from pipeline.text import fold, match_key
+from pipeline.vocabulary import (
     CAPITALISED_WORDS,
     CLINICAL_ABBREVIATIONS,
     SALT_FORMS,
@@ -74,6 +70,8 @@ from pipeline.vocabulary import (  # noqa: E402
     name_filter_reason,
     strip_salt,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_OUT = ROOT / "configs" / "vocabulary" / "biomed_vocabulary.jsonl.gz"
 KNOWN_WORDS_OUT = ROOT / "configs" / "vocabulary" / "known_words.txt.gz"

@@ -32,17 +32,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from wordfreq import zipf_frequency
 
-from wordfreq import zipf_frequency  # noqa: E402
-
-from pipeline.vocabulary import (  # noqa: E402
+from pipeline.vocabulary import (
     CLINICAL_ABBREVIATIONS,
     SALT_FORMS,
     Vocabulary,
     name_filter_reason,
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 LABELS = Path(__file__).with_name("vocabulary_precision_labels.json")
 BEFORE_REV = "979265e"

@@ -16,11 +16,12 @@ Two ways a result is relevant, fixed per set by ``QuerySet.judgement``:
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from pipeline.ingest.records import read_jsonl
 
 __all__ = [
     "EvalQuery",
@@ -112,20 +113,6 @@ def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
     return qrels
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{number}: expected a JSON object")
-            yield number, row
-
-
 def _queries_file(folder: Path, split: str) -> Path:
     for name in (f"queries.{split}.jsonl", "queries.jsonl"):
         if (folder / name).exists():
@@ -152,7 +139,7 @@ def read_beir(
     qrels = read_qrels(root / "qrels" / f"{split}.tsv")
     source = Path(queries_path) if queries_path is not None else _queries_file(root, split)
     queries = []
-    for number, row in _jsonl(source):
+    for number, row in read_jsonl(source):
         query_id = str(row.get("_id", row.get("id", ""))).strip()
         text = str(row.get("text", row.get("query", ""))).strip()
         if not query_id or not text:
@@ -183,7 +170,7 @@ def read_jsonl_queries(path: str | Path, name: str | None = None) -> QuerySet:
     """
     source = Path(path)
     queries = []
-    for number, row in _jsonl(source):
+    for number, row in read_jsonl(source):
         text = str(row.get("query", "")).strip()
         if not text:
             raise ValueError(f"{source}:{number}: needs a query")

@@ -4,11 +4,10 @@ qrels match."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.ingest.records import SourceRecord, open_text
+from pipeline.ingest.records import SourceRecord, read_jsonl
 
 __all__ = ["read_beir_corpus"]
 
@@ -22,23 +21,16 @@ def read_beir_corpus(path: str | Path) -> Iterator[SourceRecord]:
     path = Path(path)
     if path.is_dir():
         path = path / "corpus.jsonl"
-    with open_text(path) as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{line_number}: not JSON ({error.msg})") from error
-            if "_id" not in row:
-                raise ValueError(f"{path}:{line_number}: missing _id")
-            title = str(row.get("title") or "").strip()
-            yield SourceRecord(
-                document_id=str(row["_id"]),
-                document_name=title or str(row["_id"]),
-                title=title,
-                text=str(row.get("text") or ""),
-                kind="paper",
-                source_uri=f"{path.name}#{row['_id']}",
-                file_name=path.name,
-            )
+    for line_number, row in read_jsonl(path):
+        if "_id" not in row:
+            raise ValueError(f"{path}:{line_number}: missing _id")
+        title = str(row.get("title") or "").strip()
+        yield SourceRecord(
+            document_id=str(row["_id"]),
+            document_name=title or str(row["_id"]),
+            title=title,
+            text=str(row.get("text") or ""),
+            kind="paper",
+            source_uri=f"{path.name}#{row['_id']}",
+            file_name=path.name,
+        )

@@ -4,12 +4,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.ingest.records import SourceRecord, open_text
+from pipeline.ingest.records import SourceRecord, read_jsonl
 
 __all__ = ["read_jsonl_documents", "read_markdown"]
 
@@ -24,36 +23,27 @@ def read_jsonl_documents(path: str | Path) -> Iterator[SourceRecord]:
         ValueError: a line is not JSON (with the line number).
     """
     path = Path(path)
-    with open_text(path) as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{line_number}: not JSON ({error.msg})") from error
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{line_number}: expected an object")
-            document_id = str(row.get("id") or row.get("_id") or "")
-            title = str(row.get("title") or "")
-            sections = row.get("sections") or [
-                {"title": row.get("section") or "", "text": row.get("text") or ""}
-            ]
-            tags = tuple(str(t) for t in row.get("tags") or [])
-            for index, section in enumerate(sections):
-                yield SourceRecord(
-                    document_id=document_id,
-                    document_name=title or document_id,
-                    title=title,
-                    text=str(section.get("text") or ""),
-                    section_title=str(section.get("title") or ""),
-                    section_index=index,
-                    kind=str(row.get("kind") or "document"),
-                    source_uri=str(row.get("source_uri") or f"{path.name}:{line_number}"),
-                    file_name=path.name,
-                    smiles=str(row.get("smiles") or ""),
-                    tags=tags,
-                )
+    for line_number, row in read_jsonl(path):
+        document_id = str(row.get("id") or row.get("_id") or "")
+        title = str(row.get("title") or "")
+        sections = row.get("sections") or [
+            {"title": row.get("section") or "", "text": row.get("text") or ""}
+        ]
+        tags = tuple(str(t) for t in row.get("tags") or [])
+        for index, section in enumerate(sections):
+            yield SourceRecord(
+                document_id=document_id,
+                document_name=title or document_id,
+                title=title,
+                text=str(section.get("text") or ""),
+                section_title=str(section.get("title") or ""),
+                section_index=index,
+                kind=str(row.get("kind") or "document"),
+                source_uri=str(row.get("source_uri") or f"{path.name}:{line_number}"),
+                file_name=path.name,
+                smiles=str(row.get("smiles") or ""),
+                tags=tags,
+            )
 
 
 def read_markdown(path: str | Path) -> Iterator[SourceRecord]:

@@ -8,12 +8,11 @@ authorised with source acknowledged); FDA structured product labels (public doma
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline.ingest.records import SourceRecord, open_text
+from pipeline.ingest.records import SourceRecord, read_jsonl
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["active_substances", "is_drug_class", "read_ema_leaflets", "read_fda_indications"]
@@ -66,21 +65,17 @@ def read_ema_leaflets(path: str | Path, vocabulary: Vocabulary) -> Iterator[Sour
     """
     path = Path(path)
     products: dict[str, list[dict]] = {}
-    with open_text(path) as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                products.setdefault(str(row["drug"]), []).append(
-                    {
-                        "section": str(row["section"]),
-                        "text": str(row["text"]),
-                        "source": str(row.get("source_file") or ""),
-                    }
-                )
-            except (json.JSONDecodeError, KeyError) as error:
-                raise ValueError(f"{path}:{line_number}: bad leaflet row ({error})") from error
+    for line_number, row in read_jsonl(path):
+        try:
+            products.setdefault(str(row["drug"]), []).append(
+                {
+                    "section": str(row["section"]),
+                    "text": str(row["text"]),
+                    "source": str(row.get("source_file") or ""),
+                }
+            )
+        except KeyError as error:
+            raise ValueError(f"{path}:{line_number}: bad leaflet row ({error})") from error
     for product, sections in products.items():
         first = next((s["text"] for s in sections if s["section"].startswith("1.")), "")
         drugs = active_substances(product, first, vocabulary)
@@ -112,38 +107,32 @@ def read_fda_indications(path: str | Path, vocabulary: Vocabulary) -> Iterator[S
         ValueError: a line is not JSON or lacks ``unii`` / ``indications``.
     """
     path = Path(path)
-    with open_text(path) as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                unii, text = str(row["unii"]), str(row["indications"])
-            except (json.JSONDecodeError, KeyError) as error:
-                raise ValueError(f"{path}:{line_number}: bad FDA row ({error})") from error
-            names = [str(n) for n in row.get("product_names") or []]
-            drugs = list(
-                dict.fromkeys(
-                    d
-                    for n in names
-                    for d in vocabulary.match_drug_entities(n, correct_typos=False)
-                    if not is_drug_class(d)
-                )
+    for line_number, row in read_jsonl(path):
+        try:
+            unii, text = str(row["unii"]), str(row["indications"])
+        except KeyError as error:
+            raise ValueError(f"{path}:{line_number}: bad FDA row ({error})") from error
+        names = [str(n) for n in row.get("product_names") or []]
+        drugs = list(
+            dict.fromkeys(
+                d
+                for n in names
+                for d in vocabulary.match_drug_entities(n, correct_typos=False)
+                if not is_drug_class(d)
             )
-            generic = {d.lower() for d in drugs}
-            brands = [n for n in names if n.lower() not in generic] or names
-            label = ", ".join(_product_title(n) for n in brands[:3]) or unii
-            name = (
-                f"{label} ({', '.join(drugs[:3])}) — FDA label" if drugs else f"{label} — FDA label"
-            )
-            yield SourceRecord(
-                document_id=f"fda-{unii}",
-                document_name=name,
-                title=label,
-                text=text,
-                section_title="Indications and Usage",
-                kind="label",
-                source_uri=f"https://dailymed.nlm.nih.gov/ (UNII {unii})",
-                file_name=path.name,
-                drugs=tuple(drugs[:3]),
-            )
+        )
+        generic = {d.lower() for d in drugs}
+        brands = [n for n in names if n.lower() not in generic] or names
+        label = ", ".join(_product_title(n) for n in brands[:3]) or unii
+        name = f"{label} ({', '.join(drugs[:3])}) — FDA label" if drugs else f"{label} — FDA label"
+        yield SourceRecord(
+            document_id=f"fda-{unii}",
+            document_name=name,
+            title=label,
+            text=text,
+            section_title="Indications and Usage",
+            kind="label",
+            source_uri=f"https://dailymed.nlm.nih.gov/ (UNII {unii})",
+            file_name=path.name,
+            drugs=tuple(drugs[:3]),
+        )

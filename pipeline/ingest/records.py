@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import gzip
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["DocumentKind", "SourceRecord", "open_text", "plain_name"]
+__all__ = ["DocumentKind", "SourceRecord", "open_text", "plain_name", "read_jsonl"]
 
 
 def open_text(path: str | Path) -> IO[str]:
@@ -16,6 +18,26 @@ def open_text(path: str | Path) -> IO[str]:
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding="utf-8", newline="")
     return open(path, encoding="utf-8", newline="")
+
+
+def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of a JSON Lines file (``*.gz``
+    read transparently); line numbers count from 1.
+
+    Raises:
+        ValueError: a line is not JSON, or not a JSON object (``path:line: why``).
+    """
+    with open_text(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}:{number}: expected a JSON object")
+            yield number, row
 
 
 def plain_name(path: str | Path) -> str:

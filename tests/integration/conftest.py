@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from pipeline.stores.embedded import EmbeddedPostgres, MilvusLiteServer
+from deployments.runtime import EmbeddedPostgres, MilvusLiteServer
 from pipeline.stores.milvus import MilvusVectorStore
 from pipeline.stores.registry import PostgresDocumentRegistry
 
@@ -111,7 +111,7 @@ def serve_cluster() -> Iterator[ServeCluster]:
     import ray
     from ray import serve
 
-    from pipeline.stores.embedded import find_free_port
+    from deployments.runtime import find_free_port
 
     port = find_free_port()
     ray.init(

@@ -96,11 +96,8 @@ def smoke_app(serve_cluster, endpoints, data_dir, smoke_config, corpus):
 
 
 def test_bench_cli_writes_json_and_png_with_batches_and_stages(smoke_app, tmp_path):
-    from deployments.cli import main as cli_main
-
-    status = cli_main(
+    status = load.main(
         [
-            "bench",
             smoke_app,
             "--concurrency",
             "1",
@@ -231,6 +228,6 @@ def test_infinity_emb_serves_the_same_minilm(tmp_path, data_dir, smoke_config):
 
 
 def _free_port() -> int:
-    from pipeline.stores.embedded import find_free_port
+    from deployments.runtime import find_free_port
 
     return find_free_port()

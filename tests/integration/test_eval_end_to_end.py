@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from deployments.runtime import EmbeddedPostgres
 from pipeline.evaluation import (
     ABLATIONS,
     AblationTarget,
@@ -23,7 +24,6 @@ from pipeline.evaluation import (
 from pipeline.evaluation.report import write_reports
 from pipeline.retriever import Retriever, RetrieverPorts
 from pipeline.settings import PipelineSettings
-from pipeline.stores.embedded import EmbeddedPostgres
 from pipeline.stores.milvus import MilvusVectorStore
 from pipeline.stores.registry import PostgresDocumentRegistry
 from tests.support import corpus

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pipeline.stores.milvus_server import MilvusStandalone, milvus_server_available
+from deployments.runtime.milvus_standalone import MilvusStandalone, milvus_server_available
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

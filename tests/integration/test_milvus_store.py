@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from deployments.runtime import MilvusLiteServer
 from pipeline.errors import BackendUnavailable
 from pipeline.ports import VectorStore
 from pipeline.schema import CHUNK_METADATA_KEYS, Node, ScopeFilter
-from pipeline.stores.embedded import MilvusLiteServer
 from pipeline.stores.milvus import MilvusVectorStore
 
 pytestmark = pytest.mark.integration
@@ -309,7 +309,7 @@ async def test_delete_documents_removes_their_nodes(milvus_store: MilvusVectorSt
 
 async def test_health_and_unreachable_server(milvus_store: MilvusVectorStore) -> None:
     assert (await milvus_store.health())["ok"] is True
-    from pipeline.stores.embedded import find_free_port
+    from deployments.runtime import find_free_port
 
     dead = MilvusVectorStore(f"http://127.0.0.1:{find_free_port()}", timeout_s=2.0)
     health = await dead.health()

@@ -11,10 +11,10 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from deployments.runtime import EmbeddedPostgres
 from pipeline.errors import BackendUnavailable
 from pipeline.ports import DocumentRegistry
 from pipeline.schema import DocumentRecord, ScopeFilter
-from pipeline.stores.embedded import EmbeddedPostgres
 from pipeline.stores.migrate import MIGRATIONS_DIR, discover_migrations
 from pipeline.stores.registry import PostgresDocumentRegistry
 

@@ -14,9 +14,9 @@ import pytest
 
 from deployments.config import config_from_data, load_config_data
 from deployments.inprocess import local_model_ports
+from deployments.runtime import EmbeddedPostgres, MilvusLiteServer
 from deployments.service import SearchService
 from deployments.stores import StoreEndpoints
-from pipeline.stores.embedded import EmbeddedPostgres, MilvusLiteServer
 from tests.support.http import app_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 from rdkit import Chem
 
+from deployments.runtime import EmbeddedPostgres
 from pipeline.ingest.read_compounds import compound_record
 from pipeline.ingest.runner import IngestRunner
 from pipeline.schema import Node, ScopeFilter
 from pipeline.settings import PipelineSettings
-from pipeline.stores.embedded import EmbeddedPostgres
 from pipeline.stores.milvus import MilvusVectorStore
 from pipeline.stores.registry import PostgresDocumentRegistry
 from pipeline.structure import morgan_fingerprint, standardize, tanimoto

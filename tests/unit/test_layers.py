@@ -1,7 +1,10 @@
-"""DESIGN.md layers: pipeline/ imports no ray and no torch; models/ no ray."""
+"""DESIGN.md layers: pipeline/ imports no ray and no torch; models/ no ray; neither starts
+a process; nothing the service ships imports bench; no module edits sys.path."""
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +25,12 @@ print('ok')
 
 
 @pytest.mark.parametrize(
-    ("package", "blocked"), [("pipeline", {"ray", "torch"}), ("models", {"ray", "pipeline"})]
+    ("package", "blocked"),
+    [
+        ("pipeline", {"ray", "torch", "bench"}),
+        ("models", {"ray", "pipeline", "bench"}),
+        ("deployments", {"bench"}),
+    ],
 )
 def test_package_imports_without_forbidden_layers(package, blocked):
     code = BLOCKER.format(blocked=sorted(blocked), package=package)
@@ -31,3 +39,39 @@ def test_package_imports_without_forbidden_layers(package, blocked):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().endswith("ok")
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_no_module_edits_sys_path():
+    # Packages are installed (pip install -e .); bench runs as ``python -m bench.x``.
+    offenders = []
+    for folder in ("pipeline", "models", "deployments", "bench", "scripts", "tests"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and node.attr == "path"
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "sys"
+                ):
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_pipeline_and_models_start_no_process():
+    # Process managers live in deployments/runtime/; the pure core only computes.
+    spawning = {"subprocess", "psutil", "multiprocessing"}
+    offenders = []
+    for folder in ("pipeline", "models"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                if any(name.split(".")[0] in spawning for name in names):
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

@@ -93,7 +93,8 @@ def test_quote_value_rejects_empty_and_control_characters(value: str) -> None:
 
 
 def test_quote_value_rejects_over_long_and_non_strings() -> None:
-    assert quote_value("x" * MAX_FILTER_VALUE_CHARS)
+    longest = "x" * MAX_FILTER_VALUE_CHARS
+    assert read_literal(quote_value(longest)) == (longest, MAX_FILTER_VALUE_CHARS + 2)
     with pytest.raises(ValueError, match="characters long"):
         quote_value("x" * (MAX_FILTER_VALUE_CHARS + 1))
     with pytest.raises(ValueError, match="string"):

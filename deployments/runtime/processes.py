@@ -1,0 +1,106 @@
+"""Process helpers shared by the managed local servers (Milvus Lite, PostgreSQL, the
+Milvus 2.3 standalone): free ports, liveness, waiting for exit, log tails, an
+inter-process lock and the JSON state file each server records its pid and port in."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+__all__ = [
+    "file_lock",
+    "find_free_port",
+    "live_process",
+    "log_tail",
+    "port_answers",
+    "read_state",
+    "wait_gone",
+    "write_state",
+]
+
+LOG_TAIL_CHARS = 4000
+
+
+def find_free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that is free on ``host`` right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def port_answers(host: str, port: int, timeout_s: float = 0.5) -> bool:
+    """True when a TCP connection to ``host:port`` opens within ``timeout_s`` (s)."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
+
+
+def live_process(pid: int | None) -> psutil.Process | None:
+    """The live (non-zombie) process ``pid``, else None."""
+    if not pid:
+        return None
+    try:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return process
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
+
+
+def wait_gone(processes: list[psutil.Process], timeout_s: float) -> list[psutil.Process]:
+    """Wait until every process has exited (zombies count as exited); return those left."""
+    deadline = time.monotonic() + timeout_s
+    alive = list(processes)
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in alive if live_process(p.pid) is not None]
+        if alive:
+            time.sleep(0.05)
+    return alive
+
+
+def log_tail(path: Path) -> str:
+    """The last 4,000 characters of the log at ``path`` (or why there are none)."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return "(no log)"
+    return text[-LOG_TAIL_CHARS:] or "(empty log)"
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive inter-process lock on ``path`` (serialises start/stop)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def read_state(path: Path) -> dict[str, Any] | None:
+    """The JSON object a server recorded at ``path``; None when missing or unreadable."""
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
+
+
+def write_state(path: Path, state: dict[str, Any]) -> None:
+    """Write ``state`` to ``path`` atomically (a temporary file, then a rename)."""
+    temporary = path.with_suffix(path.suffix + ".tmp")
+    temporary.write_text(json.dumps(state, indent=2))
+    temporary.replace(path)

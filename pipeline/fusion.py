@@ -33,8 +33,13 @@ def _copy_preference(rank: int, item: NodeWithScore) -> tuple[int, float, str]:
     return (rank, -item.score, item.collection or "")
 
 
-def merge_rrf(lists: Sequence[Sequence[NodeWithScore]], k: int = 60) -> list[NodeWithScore]:
-    """Reciprocal rank fusion (R-RRF-1..4): ``score[key] += 1 / (k + rank)``, rank from 1.
+def merge_rrf(
+    lists: Sequence[Sequence[NodeWithScore]],
+    k: int = 60,
+    weights: Sequence[float] | None = None,
+) -> list[NodeWithScore]:
+    """Reciprocal rank fusion (R-RRF-1..4): ``score[key] += w / (k + rank)``, rank from 1,
+    ``w`` the list's weight (``weights``, one per list; 1.0 each when None: plain RRF).
 
     Empty lists are left out (R-RRF-2); exactly one non-empty list passes through
     unchanged (R-RRF-3); zero lists give ``[]``. Output is best first, ties broken by key;
@@ -43,25 +48,29 @@ def merge_rrf(lists: Sequence[Sequence[NodeWithScore]], k: int = 60) -> list[Nod
     of ``lists``.
 
     Raises:
-        ValueError: ``k < 0``.
+        ValueError: ``k < 0``, or ``weights`` not one non-negative number per list.
     """
     if k < 0:
         raise ValueError(f"k must be >= 0, got {k}")
-    non_empty = [hits for hits in lists if hits]
+    if weights is None:
+        weights = [1.0] * len(lists)
+    if len(weights) != len(lists) or any(weight < 0 for weight in weights):
+        raise ValueError(f"weights must be {len(lists)} non-negative numbers, got {weights}")
+    non_empty = [(hits, weight) for hits, weight in zip(lists, weights, strict=True) if hits]
     if not non_empty:
         return []
     if len(non_empty) == 1:
-        return list(non_empty[0])
+        return list(non_empty[0][0])
     scores: dict[Hashable, float] = {}
     best: dict[Hashable, tuple[tuple[int, float, str], NodeWithScore]] = {}
-    for hits in non_empty:
+    for hits, weight in non_empty:
         seen_in_list: set[Hashable] = set()
         for rank, item in enumerate(hits, start=1):
             key = rrf_key(item)
             if key in seen_in_list:
                 continue  # a key counts once per list, at its best rank
             seen_in_list.add(key)
-            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
             preference = _copy_preference(rank, item)
             if key not in best or preference < best[key][0]:
                 best[key] = (preference, item)

@@ -182,22 +182,31 @@ class PlanRecall:
         expanded = expand(context.query, plan.encoder, self.vocabulary, context.intent)
         detail["dense_query"] = expanded.dense_query
         depth = self.depth(plan, context)
-        clock = Stopwatch()
-        vector = await self._query_vector(context, plan, expanded)
-        detail["encode_ms"] = clock.ms
         spec = self.settings.collections[plan.collection]
         hybrid = (
             self._is_hybrid(plan.collection) and stages.lexical and self.settings.hybrid.lexical_leg
         )
         clock = Stopwatch()
-        dense_hits, lexical_hits, structure = await asyncio.gather(
-            self._dense(plan.collection, vector, depth, context) if stages.dense else _none(),
-            self._lexical(plan.collection, depth, context) if hybrid else _none(),
+        # The BM25 leg and the structure look-up need no query vector: they run while the
+        # query is encoded, which takes the encoder off the critical path.
+        lexical = asyncio.ensure_future(
+            self._lexical(plan.collection, depth, context) if hybrid else _none()
+        )
+        structural = asyncio.ensure_future(
             self._structure(plan.collection, depth, context)
             if spec.modality == "smiles"
-            else _none_structure(),
+            else _none_structure()
         )
-        detail["ann_ms"] = clock.ms
+        try:
+            vector = await self._query_vector(context, plan, expanded)
+            detail["encode_ms"] = clock.ms
+            dense_hits = (
+                await self._dense(plan.collection, vector, depth, context) if stages.dense else []
+            )
+            lexical_hits, structure = await asyncio.gather(lexical, structural)
+        finally:
+            _settle(lexical, structural)
+        detail["ann_ms"] = round(clock.ms - detail["encode_ms"], 3)
         lexical_hits = [
             _with_vector_similarity(item, vector, plan.collection)
             for item in lexical_hits
@@ -219,15 +228,23 @@ class PlanRecall:
         if structure_hits:
             return self._fuse_structure(structure_hits, dense_hits, written, decisions, detail)
         candidates = merge_rrf([dense_hits, lexical_hits], self.settings.rrf.k)
-        if hybrid and stages.hybrid_fusion:  # R-HYB-1 over the RRF union of both legs
+        kb_names = context.scope.kb_names if context.scope is not None else ()
+        fusion = (
+            self.settings.hybrid.fusion_for(kb_names) if hybrid and stages.hybrid_fusion else None
+        )
+        if fusion is not None:  # R-HYB-1 over the RRF union of both legs
             rescored = hybrid_fuse_dense_sparse(
                 candidates, context.query, expanded.sparse_terms, context.alpha
             )
-            if self.settings.hybrid.fusion == "rrf":
-                candidates = merge_rrf([rescored, dense_hits, lexical_hits], self.settings.rrf.k)
+            if fusion == "rrf":
+                candidates = merge_rrf(
+                    [rescored, dense_hits, lexical_hits],
+                    self.settings.rrf.k,
+                    weights=(self.settings.hybrid.rrf_weight, 1.0, 1.0),
+                )
             else:
                 candidates = rescored
-            decisions.append(f"hybrid_alpha:{context.alpha}:{self.settings.hybrid.fusion}")
+            decisions.append(f"hybrid_alpha:{context.alpha}:{fusion}")
         if stages.tier1:
             clock = Stopwatch()
             candidates, tier1_decision = await tier1_rerank(
@@ -309,6 +326,16 @@ class PlanRecall:
                 parts["structure"] = similarity[item.node_id]
             result.append(item.model_copy(update={"score_parts": parts}))
         return result
+
+
+def _settle(*tasks: asyncio.Future[Any]) -> None:
+    """Cancel legs still running after a failure; read the error of legs that failed, so
+    that none is reported as never retrieved (the failure that ended the plan wins)."""
+    for task in tasks:
+        if not task.done():
+            task.cancel()
+        elif not task.cancelled():
+            task.exception()
 
 
 async def _none() -> list[NodeWithScore]:

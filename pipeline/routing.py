@@ -185,6 +185,16 @@ class BiomedQueryRouteClassifier:
                 )
                 for collection, encoder in scope_collections
             ]
+            if routing.scope_union == "query_modalities":
+                carried = {"text"} | ({"smiles"} if chemical_task else set())
+                if has_image or route_mode == "visual":
+                    carried.add("image")
+                query_side = [
+                    (collection, encoder)
+                    for collection, encoder in query_side
+                    if collection not in self.config.collections
+                    or self.config.collections[collection].modality in carried
+                ]
             decision = apply_scope_aware_union(
                 decision,
                 query_side,

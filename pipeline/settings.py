@@ -6,6 +6,7 @@ constructor arguments; nothing in ``pipeline/`` reads the environment.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
@@ -104,6 +105,11 @@ class RoutingSettings(_Frozen):
     #: R-RT-5: a text question that names a drug also searches the chemical collection.
     #: False routes it to text only (a structure question still goes to chemistry, R-RT-3).
     chemical_for_drug_queries: bool = True
+    #: R-RT-12: ``all`` adds every collection the scope's documents are in (the seed);
+    #: ``query_modalities`` only those whose modality the question carries: text
+    #: collections always, SMILES collections for a structure or chemical question,
+    #: image collections with an image or in visual mode.
+    scope_union: Literal["all", "query_modalities"] = "all"
     biomed_text_collection: str = "biomed_text"
     medcpt_text_collection: str = "medcpt_text"
     general_text_collection: str = "general_text"
@@ -154,6 +160,19 @@ class HybridSettings(_Frozen):
     #: R-HYB-1 ranking joins the dense and BM25 rankings as a third RRF vote, so it
     #: refines the legs' evidence instead of replacing it (A-4's rule, one stage earlier).
     fusion: Literal["replace", "rrf"] = "replace"
+    #: The R-HYB-1 ranking's weight in ``rrf`` fusion (each leg weighs 1.0): weighted
+    #: RRF; large weights approach ``replace`` with the legs breaking its ties.
+    rrf_weight: float = Field(1.0, ge=0.0, le=100.0)
+    #: Knowledge base -> fusion, for a kb whose own development set chose differently.
+    #: Applies when every kb of the request's scope names the same fusion here.
+    fusion_by_kb: dict[str, Literal["replace", "rrf"]] = Field(default_factory=dict)
+
+    def fusion_for(self, kb_names: Sequence[str]) -> Literal["replace", "rrf"]:
+        """The fusion of a request scoped to ``kb_names`` (``()``: unscoped)."""
+        chosen = {self.fusion_by_kb.get(kb) for kb in kb_names}
+        if kb_names and len(chosen) == 1 and None not in chosen:
+            return chosen.pop()  # type: ignore[return-value]
+        return self.fusion
 
 
 class LexicalSettings(_Frozen):
@@ -234,8 +253,11 @@ TIER2_PRESETS: dict[Tier2Preset, dict[str, tuple[float, float, float, float, flo
     # The seed's table with w_ce halved and a first-stage term of 0.25 (first_stage_k
     # 10): the best of 19 variants on the even half of the development sets
     # (scripts/tune_ranking.py, scripts/ranking_variants.yaml; README "Ranking").
+    # General questions: w_ce 0, w_first 0.5. The dev sets cannot tell 0, 0.125 and 0.25
+    # apart (equal Hit@5 / MRR on both halves), and with the stored-vector scorer the ce
+    # part is the dense leg's own cosine, already counted in the first stage.
     Tier2Preset.TUNED: {
-        "default": (0.25, 0.25, 0.15, 2.0, 0.25),
+        "default": (0.0, 0.25, 0.15, 2.0, 0.5),
         "regulatory": (0.15, 0.20, 0.35, 2.5, 0.25),
         "drug_entity": (0.175, 0.35, 0.10, 3.0, 0.25),
         "chemical": (0.125, 0.40, 0.10, 3.0, 0.25),

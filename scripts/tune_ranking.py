@@ -25,7 +25,7 @@ from deployments.eval_cli import EVAL_BUDGETS
 from deployments.inprocess import in_process_service
 from pipeline.evaluation.querysets import QuerySet, read_jsonl_queries
 from pipeline.evaluation.recording import RecordingVectorStore
-from pipeline.evaluation.runner import AblationTarget, EvalOptions, evaluate
+from pipeline.evaluation.runner import AblationTarget, EvalOptions, QueryRow, evaluate
 from pipeline.retriever import Retriever, RetrieverPorts
 from pipeline.settings import PipelineSettings, deep_merge
 
@@ -44,6 +44,17 @@ def half(query_set: QuerySet, which: str) -> QuerySet:
     parity = 0 if which == "even" else 1
     kept = tuple(q for i, q in enumerate(query_set.queries) if i % 2 == parity)
     return QuerySet(query_set.name, query_set.judgement, kept, query_set.source)
+
+
+def changed_ranks(rows: list[QueryRow]) -> dict[str, dict[str, int | None]]:
+    """Query id -> {variant: first relevant rank} for the queries whose rank differs
+    between variants (the evidence behind a metric change)."""
+    ranks: dict[str, dict[str, int | None]] = {}
+    for row in rows:
+        ranks.setdefault(f"{row.query_id}: {row.query[:60]}", {})[row.ablation] = (
+            row.first_relevant_rank
+        )
+    return {key: value for key, value in ranks.items() if len(set(value.values())) > 1}
 
 
 def _hit(metrics: dict[str, float]) -> float:
@@ -103,6 +114,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     f"p50 {row['p50_ms']:.0f} ms",
                     file=sys.stderr,
                 )
+            for query_id, ranks in changed_ranks(evaluation.rows).items():
+                print(f"    rank changed: {query_id} {ranks}", file=sys.stderr)
     return results
 
 

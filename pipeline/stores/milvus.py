@@ -1,6 +1,6 @@
 """``VectorStore`` over Milvus (pymilvus): collections, upsert, dense and BM25 search.
 
-Works against the managed Milvus Lite server (:class:`~pipeline.stores.embedded.
+Works against the managed Milvus Lite server (:class:`~deployments.runtime.
 MilvusLiteServer`, the default) and any Milvus server by URI; the layout is in
 :mod:`pipeline.stores.milvus_schema`.
 
@@ -29,6 +29,7 @@ merged (BM25 statistics are collection-wide, so scores of the parts compare).
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -65,6 +66,7 @@ from pipeline.stores.milvus_schema import (
     node_to_row,
     output_fields,
 )
+from pipeline.stores.search_batching import SearchBatcher
 from pipeline.structure import fingerprint_on_bits
 
 __all__ = ["CollectionInfo", "DenseIndex", "MilvusVectorStore"]
@@ -115,6 +117,9 @@ class MilvusVectorStore:
             collections (large server collections searched per kb), else None.
         flush_after_upsert: flush at the end of every ``upsert`` / ``delete_documents``
             (see :meth:`flush`; about 20 ms for a batch of 64 rows on Lite).
+        search_batch: concurrent one-query searches that differ only in the query are
+            sent as one search of up to this many queries (dynamic batching,
+            :mod:`pipeline.stores.search_batching`); 1 turns it off.
     """
 
     def __init__(
@@ -133,8 +138,9 @@ class MilvusVectorStore:
         flush_after_upsert: bool = True,
         search_consistency: str = "Strong",
         partition_key: str | None = None,
+        search_batch: int = 64,
     ) -> None:
-        if max_ids_per_expression < 1 or upsert_batch_rows < 1 or upsert_batch_bytes < 1:
+        if min(max_ids_per_expression, upsert_batch_rows, upsert_batch_bytes, search_batch) < 1:
             raise ValueError("batch and expression limits must be >= 1")
         self.uri = uri
         self._token = token
@@ -156,6 +162,10 @@ class MilvusVectorStore:
             asyncio.AbstractEventLoop, AsyncMilvusClient
         ] = weakref.WeakKeyDictionary()
         self._infos: dict[str, CollectionInfo] = {}
+        self.search_batch = search_batch
+        self._batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SearchBatcher] = (
+            weakref.WeakKeyDictionary()
+        )
 
     # -- clients -----------------------------------------------------------------------
     # gRPC options for every client (pymilvus defaults: keepalive ping every 10 s).
@@ -245,6 +255,16 @@ class MilvusVectorStore:
                     raise
                 await self._client().load_collection(self.physical_name(collection))
                 return await call()
+
+    def _batcher(self) -> SearchBatcher | None:
+        """This event loop's search batcher (None when ``search_batch`` is 1)."""
+        if self.search_batch <= 1:
+            return None
+        loop = asyncio.get_running_loop()
+        batcher = self._batchers.get(loop)
+        if batcher is None:
+            batcher = self._batchers[loop] = SearchBatcher(self.search_batch)
+        return batcher
 
     # -- collections -------------------------------------------------------------------
     def physical_name(self, collection: str) -> str:
@@ -569,20 +589,34 @@ class MilvusVectorStore:
         physical = self.physical_name(collection)
 
         async def one(expression: str | None) -> Any:
-            return await self._run(
-                "search",
-                collection,
-                lambda: self._client().search(
-                    physical,
-                    data=data,
-                    anns_field=anns_field,
-                    limit=top_k,
-                    filter=expression or "",
-                    output_fields=fields,
-                    search_params=search_params,
-                    consistency_level=self.search_consistency,
-                ),
+            async def run(queries: list[Any]) -> Any:
+                return await self._run(
+                    "search",
+                    collection,
+                    lambda: self._client().search(
+                        physical,
+                        data=queries,
+                        anns_field=anns_field,
+                        limit=top_k,
+                        filter=expression or "",
+                        output_fields=fields,
+                        search_params=search_params,
+                        consistency_level=self.search_consistency,
+                    ),
+                )
+
+            batcher = self._batcher()
+            if batcher is None or len(data) != 1:
+                return await run(data)
+            key = (
+                physical,
+                anns_field,
+                top_k,
+                expression or "",
+                tuple(fields),
+                json.dumps(search_params, sort_keys=True, default=str),
             )
+            return [await batcher.search(key, data[0], run)]
 
         results = await asyncio.gather(*(one(expression) for expression in expressions))
         hits: list[tuple[float, dict[str, Any]]] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from pathlib import Path
 from typing import Any
@@ -361,3 +362,39 @@ async def test_partition_key_on_the_knowledge_base(milvus_server: MilvusLiteServ
     assert len(everything) == 40
     await store.drop_collection(name)
     await store.close()
+
+
+async def test_concurrent_searches_are_batched_and_answer_as_alone(
+    milvus_server: MilvusLiteServer, milvus_store: MilvusVectorStore
+) -> None:
+    # Dynamic batching: concurrent dense and BM25 searches of one collection go out as
+    # multi-query searches and each caller gets exactly what a lone search returns.
+    name = await _filled(milvus_store, rows=40)
+    queries = _unit(12, seed=9)
+    texts = [f"chunk number {i} about aspirin" for i in range(12)]
+    scope = ScopeFilter(kb_names=("kb-a",))
+    unbatched = MilvusVectorStore(milvus_server.uri, collection_prefix="it_", search_batch=1)
+    try:
+        alone_dense = [await unbatched.search_dense(name, q, 5, scope) for q in queries]
+        alone_lexical = [await unbatched.search_lexical(name, t, 5, scope) for t in texts]
+    finally:
+        await unbatched.close()
+    together = await asyncio.gather(
+        *(milvus_store.search_dense(name, q, 5, scope) for q in queries),
+        *(milvus_store.search_lexical(name, t, 5, scope) for t in texts),
+    )
+
+    def ids(lists):
+        return [[hit.node_id for hit in hits] for hits in lists]
+
+    def scores(lists):
+        return np.array([[hit.score for hit in hits] for hits in lists])
+
+    assert ids(together[:12]) == ids(alone_dense)
+    assert ids(together[12:]) == ids(alone_lexical)
+    # a multi-query search sums in another order: equal to float32 rounding
+    np.testing.assert_allclose(scores(together[:12]), scores(alone_dense), atol=1e-4)
+    np.testing.assert_allclose(scores(together[12:]), scores(alone_lexical), atol=1e-4)
+    assert all(hits for hits in together)
+    sizes = milvus_store._batcher().batch_sizes
+    assert max(sizes) > 1 and sum(size * n for size, n in sizes.items()) >= 24

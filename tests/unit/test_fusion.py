@@ -25,6 +25,23 @@ def test_r_rrf_1_k_from_argument():
     assert {i.node.node_id: i.score for i in fused}["a"] == pytest.approx(1 / 2 + 1 / 3)
 
 
+def test_weighted_rrf_lets_a_heavier_list_lead():
+    # The R-HYB-1 ranking as a weighted vote (hybrid.fusion: rrf): weight 3 on the first
+    # list outvotes two legs that agree with each other.
+    lists = [[hit("a"), hit("b")], [hit("b"), hit("a")], [hit("b"), hit("a")]]
+    assert ids(merge_rrf(lists, k=60)) == ["b", "a"]
+    weighted = merge_rrf(lists, k=60, weights=(3.0, 1.0, 1.0))
+    assert ids(weighted) == ["a", "b"]
+    assert weighted[0].score == pytest.approx(3 / 61 + 2 / 62)
+
+
+def test_weighted_rrf_rejects_a_weight_per_list_mismatch_or_negative_weight():
+    with pytest.raises(ValueError, match="weights"):
+        merge_rrf([[hit("a")], [hit("b")]], weights=(1.0,))
+    with pytest.raises(ValueError, match="weights"):
+        merge_rrf([[hit("a")], [hit("b")]], weights=(1.0, -0.5))
+
+
 def test_r_rrf_2_empty_lists_contribute_no_phantom_ranks():
     with_empty = merge_rrf([[], [hit("a"), hit("b")], [], [hit("b")]], k=60)
     without = merge_rrf([[hit("a"), hit("b")], [hit("b")]], k=60)

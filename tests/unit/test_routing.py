@@ -117,6 +117,25 @@ def test_r_rt_12_scope_adds_ingested_collections_with_query_encoder(vocabulary):
     assert pairs(unscoped) == [("biomed_text", "pubmedbert")]
 
 
+@pytest.mark.parametrize("union", ["all", "query_modalities"])
+def test_r_rt_12_scope_union_of_the_query_modalities_only(vocabulary, union):
+    # A kb holding label text, compounds and images: a text question gets the chemical
+    # and image collections only under the seed's ``all``; a structure question and an
+    # attached image still reach theirs under ``query_modalities``.
+    router = classifier(vocabulary, chemical_for_drug_queries=False, scope_union=union)
+    held = [("biomed_text", "pubmedbert"), ("chemical", "molformer"), ("visual", "general-vl")]
+    scope = ScopeFilter(kb_names=("kb1",))
+    text = pairs(router.route("apixaban bleeding risk", scope=scope, scope_collections=held))
+    if union == "all":
+        assert text == held
+    else:
+        assert text == [("biomed_text", "pubmedbert")]
+    smiles = pairs(router.route("CC(=O)Oc1ccccc1C(=O)O", scope=scope, scope_collections=held))
+    assert ("chemical", "molformer") in smiles
+    imaged = pairs(router.route("apixaban", has_image=True, scope=scope, scope_collections=held))
+    assert ("visual", "general-vl") in imaged
+
+
 def test_r_rt_12_union_keeps_suppressed_out_and_has_no_duplicates():
     decision = apply_scope_aware_union(
         QueryRouteDecision(),

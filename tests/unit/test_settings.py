@@ -59,3 +59,15 @@ def test_yaml_overrides_and_collection_rows(tmp_path):
 def test_invalid_values_are_rejected(data):
     with pytest.raises(ValidationError):
         PipelineSettings.model_validate(data)
+
+
+def test_fusion_by_kb_applies_only_when_the_whole_scope_agrees():
+    hybrid = PipelineSettings(
+        hybrid={"fusion": "rrf", "fusion_by_kb": {"labels": "replace", "other": "replace"}}
+    ).hybrid
+    assert hybrid.fusion_for(()) == "rrf"  # unscoped
+    assert hybrid.fusion_for(("labels",)) == "replace"
+    assert hybrid.fusion_for(("labels", "other")) == "replace"
+    assert hybrid.fusion_for(("labels", "papers")) == "rrf"  # papers has no override
+    with pytest.raises(ValidationError):
+        PipelineSettings(hybrid={"fusion_by_kb": {"labels": "cosine"}})

@@ -16,6 +16,7 @@ lacks, as extra tokens:
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from pipeline.settings import LexicalSettings
 from pipeline.text import GREEK_LETTERS, GREEK_NAMES, query_terms, tokens
@@ -61,7 +62,13 @@ def greek_variants(text: str) -> list[str]:
     """The other spelling of every Greek letter in ``text`` (A-6): the name of a letter
     written (``α`` -> ``alpha``) and the letter of a name written as a word or word part
     (``TNF-alpha`` -> ``α``), de-duplicated in order."""
-    variants = [GREEK_LETTERS[ch.lower()] for ch in _GREEK_CHAR_RE.findall(text)]
+    # re.I also matches look-alikes the table does not hold (the micro sign ``µ``
+    # matches ``μ``): read each through NFKC, which maps them to the Greek letter.
+    variants = [
+        name
+        for ch in _GREEK_CHAR_RE.findall(text)
+        if (name := GREEK_LETTERS.get(unicodedata.normalize("NFKC", ch).lower()))
+    ]
     for token in tokens(text) if not _GREEK_CHAR_RE.search(text) else ():
         for part in token.split("-"):
             if part in GREEK_NAMES:

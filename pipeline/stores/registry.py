@@ -153,16 +153,22 @@ class PostgresDocumentRegistry:
         self.migrate_on_open = migrate
         self.timeout_s = timeout_s
         self.migrations_dir = migrations_dir
-        self._pool = AsyncConnectionPool(
-            dsn,
-            min_size=min_size,
-            max_size=max_size,
+        self.min_size, self.max_size = min_size, max_size
+        self._pool = self._new_pool()
+        self._opened = False
+
+    def _new_pool(self) -> AsyncConnectionPool:
+        # A psycopg pool opens once: after a failed open (server down at start) the next
+        # open() needs a fresh one, or the service could never recover.
+        return AsyncConnectionPool(
+            self.dsn,
+            min_size=self.min_size,
+            max_size=self.max_size,
             open=False,
-            timeout=timeout_s,
+            timeout=self.timeout_s,
             kwargs={"autocommit": True},
             name="document-registry",
         )
-        self._opened = False
 
     async def open(self) -> None:
         """Open the pool (waiting for ``min_size`` connections) and apply migrations.
@@ -176,6 +182,7 @@ class PostgresDocumentRegistry:
             await self._pool.open(wait=True, timeout=self.timeout_s)
         except PoolTimeout as error:
             await self._pool.close()
+            self._pool = self._new_pool()
             raise BackendUnavailable(f"PostgreSQL registry unreachable: {error}") from error
         self._opened = True
         if self.migrate_on_open:
@@ -188,6 +195,7 @@ class PostgresDocumentRegistry:
     async def close(self) -> None:
         if self._opened:
             await self._pool.close()
+            self._pool = self._new_pool()  # open() may be called again
             self._opened = False
 
     async def __aenter__(self) -> PostgresDocumentRegistry:

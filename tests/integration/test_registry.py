@@ -312,3 +312,21 @@ def test_embedded_postgres_is_reused(postgres_server: EmbeddedPostgres) -> None:
     assert again.started_here is False
     assert again.pid == postgres_server.pid
     assert again.dsn == postgres_server.dsn
+
+
+async def test_registry_opens_after_a_failed_open(tmp_path: Path) -> None:
+    # A psycopg pool opens once; a registry whose first open met a stopped server must
+    # still open when the server is back (a service started during an outage recovers).
+    postgres = EmbeddedPostgres(tmp_path / "pg").start()
+    dsn = postgres.dsn
+    postgres.stop()
+    registry = PostgresDocumentRegistry(dsn, timeout_s=1.0)
+    with pytest.raises(BackendUnavailable):
+        await registry.open()
+    EmbeddedPostgres(tmp_path / "pg").start()
+    try:
+        await registry.open()
+        assert (await registry.health())["ok"] is True
+    finally:
+        await registry.close()
+        EmbeddedPostgres(tmp_path / "pg").stop()

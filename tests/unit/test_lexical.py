@@ -3,6 +3,7 @@
 import pytest
 
 from pipeline.lexical import (
+    greek_variants,
     lexical_document_text,
     lexical_query_text,
     meets_minimum_should_match,
@@ -43,3 +44,10 @@ def test_r_req_6_minimum_should_match():
     assert meets_minimum_should_match("osimertinib rash diarrhoea", "osimertinib rash", 0.6)
     assert not meets_minimum_should_match("osimertinib rash diarrhoea", "osimertinib", 0.6)
     assert meets_minimum_should_match("anything", "", 0.0)
+
+
+@pytest.mark.parametrize("text", ["5 µg once daily", "µ-opioid agonist", "ΜΑΠ kinase"])
+def test_greek_look_alikes_read_as_their_letter_not_an_error(text):
+    # re.I makes the micro sign match the Greek mu; a request with it answered 500 once.
+    assert "mu" in greek_variants(text)
+    assert lexical_query_text(text, None, LexicalSettings())

@@ -27,9 +27,7 @@ from deployments.app import deployment_options
 from deployments.config import AppConfig, config_from_data
 from deployments.cross_encoder import CrossEncoderDeployment
 from deployments.encoder import EncoderDeployment
-from deployments.local import model_sharing_key
-from deployments.roles import CROSS_ENCODER_ROLE, query_roles, uses_cross_encoder
-from models.specs import Modality
+from deployments.roles import model_deployments
 
 __all__ = [
     "EmbeddingsHttp",
@@ -77,16 +75,11 @@ class RateResult:
 def model_groups(config: AppConfig) -> dict[str, tuple[str, ...]]:
     """Deployment name -> roles, as ``build_application`` groups them: roles that share
     weights share an ``Encoder-<first role>``; the scorer is ``CrossEncoder``."""
-    groups: dict[str, list[str]] = {}
-    for role in query_roles(config):
-        spec = config.models.spec(role)
-        if spec.modality == Modality.IMAGE:
-            continue
-        groups.setdefault(model_sharing_key(spec), []).append(role)
-    result = {f"Encoder-{roles[0]}": tuple(roles) for roles in groups.values()}
-    if uses_cross_encoder(config):
-        result["CrossEncoder"] = (CROSS_ENCODER_ROLE,)
-    return result
+    return {
+        deployment.name: deployment.roles
+        for deployment in model_deployments(config)
+        if deployment.kind != "image_encoder"
+    }
 
 
 def deploy_model_apps(

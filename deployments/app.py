@@ -20,10 +20,8 @@ from deployments.cross_encoder import CrossEncoderDeployment
 from deployments.encoder import EncoderDeployment
 from deployments.image_encoder import ImageEncoderDeployment
 from deployments.ingress import SearchIngress
-from deployments.local import model_sharing_key
-from deployments.roles import CROSS_ENCODER_ROLE, query_roles, uses_cross_encoder
+from deployments.roles import CROSS_ENCODER_ROLE, model_deployments
 from deployments.stores import EmbeddedServers
-from models.specs import Modality
 
 __all__ = ["AppArgs", "build_app", "build_application", "deployment_options"]
 
@@ -73,34 +71,24 @@ def build_application(
     models_config = dict(config_data.get("models") or {})
     serve = config.serve
     overrides = dict(overrides or {})
-    groups: dict[str, list[str]] = {}
-    image_groups: dict[str, list[str]] = {}
-    for role in query_roles(config):
-        spec = config.models.spec(role)
-        target = image_groups if spec.modality == Modality.IMAGE else groups
-        target.setdefault(model_sharing_key(spec), []).append(role)
-
-    encoders = {}
-    for roles in groups.values():
-        name = f"Encoder-{roles[0]}"
+    encoders, images, cross = {}, {}, None
+    for deployment in model_deployments(config):
+        name, roles = deployment.name, deployment.roles
         dims = {role: config.models.spec(role).dimension for role in roles}
-        bound = overrides.get(name) or EncoderDeployment.options(
-            name=name, **deployment_options(serve.encoder)
-        ).bind(models_config, roles)
-        encoders[name] = (bound, dims)
-    images = {}
-    for roles in image_groups.values():
-        name = f"ImageEncoder-{roles[0]}"
-        dims = {role: config.models.spec(role).dimension for role in roles}
-        bound = overrides.get(name) or ImageEncoderDeployment.options(
-            name=name, **deployment_options(serve.image_encoder)
-        ).bind(models_config, roles)
-        images[name] = (bound, dims)
-    cross = None
-    if uses_cross_encoder(config):
-        cross = overrides.get("cross-encoder") or CrossEncoderDeployment.options(
-            name="CrossEncoder", **deployment_options(serve.cross_encoder)
-        ).bind(models_config, CROSS_ENCODER_ROLE)
+        if deployment.kind == "encoder":
+            bound = overrides.get(name) or EncoderDeployment.options(
+                name=name, **deployment_options(serve.encoder)
+            ).bind(models_config, list(roles))
+            encoders[name] = (bound, dims)
+        elif deployment.kind == "image_encoder":
+            bound = overrides.get(name) or ImageEncoderDeployment.options(
+                name=name, **deployment_options(serve.image_encoder)
+            ).bind(models_config, list(roles))
+            images[name] = (bound, dims)
+        else:
+            cross = overrides.get("cross-encoder") or CrossEncoderDeployment.options(
+                name=name, **deployment_options(serve.cross_encoder)
+            ).bind(models_config, CROSS_ENCODER_ROLE)
     return SearchIngress.options(
         num_replicas=serve.ingress_replicas,
         max_ongoing_requests=serve.ingress_max_ongoing_requests,

@@ -50,9 +50,7 @@ from typing import Any, Literal
 import yaml
 
 from deployments.config import AppConfig
-from deployments.local import model_sharing_key
-from deployments.roles import CROSS_ENCODER_ROLE, query_roles, uses_cross_encoder
-from models.specs import Modality
+from deployments.roles import model_deployments
 
 __all__ = [
     "BUILTIN_COSTS",
@@ -314,16 +312,10 @@ def demands_for_config(
     """
     costs = dict(BUILTIN_COSTS if costs is None else costs)
     profile = config.models
-    groups: dict[str, list[str]] = {}
-    for role in query_roles(config):
-        groups.setdefault(model_sharing_key(profile.spec(role)), []).append(role)
-    entries: list[tuple[str, Kind, list[str]]] = []
-    for roles in groups.values():
-        image = profile.spec(roles[0]).modality == Modality.IMAGE
-        prefix, kind = ("ImageEncoder", "image_encoder") if image else ("Encoder", "encoder")
-        entries.append((f"{prefix}-{roles[0]}", kind, roles))
-    if uses_cross_encoder(config):
-        entries.append(("CrossEncoder", "cross_encoder", [CROSS_ENCODER_ROLE]))
+    entries: list[tuple[str, Kind, list[str]]] = [
+        (deployment.name, deployment.kind, list(deployment.roles))
+        for deployment in model_deployments(config)
+    ]
     missing = sorted(
         {_source_key(profile.spec(roles[0]).source) for _, _, roles in entries} - set(costs)
     )

@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from deployments.roles import load_shared
 from models.errors import ModelInputError, ModelNotAvailableError
-from models.loader import load_role
 from models.protocols import ImageEmbedder, PairScorer, TextEmbedder
-from models.specs import EncoderSpec, Modality, ModelProfile
+from models.specs import Modality, ModelProfile
 from pipeline.errors import BackendUnavailable, InvalidInput
 
 __all__ = [
@@ -28,7 +28,6 @@ __all__ = [
     "LocalModels",
     "LocalTextEncoder",
     "load_local_models",
-    "model_sharing_key",
 ]
 
 T = TypeVar("T")
@@ -113,11 +112,6 @@ class LocalModels:
     cross_encoder_role: str = "medcpt-rerank"
 
 
-def model_sharing_key(spec: EncoderSpec) -> str:
-    """Roles whose specs match but for the role name (and card) share one model."""
-    return spec.model_dump_json(exclude={"role", "model_card"})
-
-
 def load_local_models(
     profile: ModelProfile,
     roles: Sequence[str] | None = None,
@@ -130,16 +124,13 @@ def load_local_models(
             names the model and how to provide it).
     """
     wanted = list(roles) if roles is not None else profile.enabled_roles()
-    loaded: dict[str, Any] = {}
-    locks: dict[str, threading.Lock] = {}
+    models = load_shared(profile, wanted)
+    locks: dict[int, threading.Lock] = {}  # one lock per shared model object
     result = LocalModels(cross_encoder_role=cross_encoder_role)
     for role in wanted:
         spec = profile.spec(role)
-        key = model_sharing_key(spec)
-        if key not in loaded:
-            loaded[key] = load_role(role, profile)
-            locks[key] = threading.Lock()
-        model, lock = loaded[key], locks[key]
+        model = models[role]
+        lock = locks.setdefault(id(model), threading.Lock())
         if spec.is_scorer:
             result.cross_encoder = LocalCrossEncoder(model, lock)
         elif spec.modality == Modality.IMAGE:

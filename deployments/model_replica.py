@@ -8,8 +8,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from deployments.local import model_sharing_key
-from models.loader import load_role
+from deployments.roles import load_shared
 from models.specs import ModelProfile
 
 __all__ = ["BatchSettings", "gather_split", "load_roles"]
@@ -46,15 +45,7 @@ def load_roles(models_config: dict[str, Any], roles: Sequence[str]) -> dict[str,
     Raises:
         models.errors.ModelNotAvailableError: weights missing (names model and remedy).
     """
-    profile = ModelProfile.from_mapping(models_config)
-    loaded: dict[str, Any] = {}
-    result = {}
-    for role in roles:
-        key = model_sharing_key(profile.spec(role))
-        if key not in loaded:
-            loaded[key] = load_role(role, profile)
-        result[role] = loaded[key]
-    return result
+    return load_shared(ModelProfile.from_mapping(models_config), roles)
 
 
 async def gather_split(

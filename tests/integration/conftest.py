@@ -7,6 +7,7 @@ for init to reap them count as gone).
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -79,16 +80,26 @@ def postgres_server(server_dir: Path) -> Iterator[EmbeddedPostgres]:
         assert not left, f"PostgreSQL processes still running: {[p.pid for p in left]}"
 
 
-@pytest.fixture(scope="session")
-async def registry(postgres_server: EmbeddedPostgres) -> AsyncIterator[PostgresDocumentRegistry]:
-    """A migrated ``PostgresDocumentRegistry`` on the session server."""
-    async with PostgresDocumentRegistry(postgres_server.dsn, max_size=4) as opened:
+@pytest.fixture(scope="module")
+def module_dsn(postgres_server: EmbeddedPostgres, request: pytest.FixtureRequest) -> str:
+    """A database of this test module's own on the session server (``t_<module>``), so
+    that no module sees documents another registered (the same demo ids recur)."""
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    database = "t_" + re.sub(r"\W", "_", module)[:60]
+    return EmbeddedPostgres(postgres_server.data_dir, database=database).start().dsn
+
+
+@pytest.fixture(scope="module")
+async def registry(module_dsn: str) -> AsyncIterator[PostgresDocumentRegistry]:
+    """A migrated ``PostgresDocumentRegistry`` on this module's database."""
+    async with PostgresDocumentRegistry(module_dsn, max_size=4) as opened:
         yield opened
 
 
 # -- Ray Serve: one local instance per test session ---------------------------------------
 
 import os  # noqa: E402
+import time  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -114,22 +125,48 @@ def serve_cluster() -> Iterator[ServeCluster]:
     from deployments.runtime import find_free_port
 
     port = find_free_port()
-    ray.init(
-        address="local",
-        num_cpus=8,
-        include_dashboard=False,
-        log_to_driver=False,
-        runtime_env={
-            "env_vars": {
-                "PYTHONPATH": str(REPO),
-                "HF_HUB_OFFLINE": "1",
-                "TOKENIZERS_PARALLELISM": "false",
-            }
-        },
-    )
+    for attempt in range(2):  # Ray gives its raylet 30 s to register: a busy machine can miss
+        try:
+            ray.init(
+                address="local",
+                num_cpus=8,
+                include_dashboard=False,
+                log_to_driver=False,
+                runtime_env={
+                    "env_vars": {
+                        "PYTHONPATH": str(REPO),
+                        "HF_HUB_OFFLINE": "1",
+                        "TOKENIZERS_PARALLELISM": "false",
+                    }
+                },
+            )
+            break
+        except Exception:
+            ray.shutdown()
+            if attempt == 1:
+                raise
     serve.start(http_options={"host": "127.0.0.1", "port": port})
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
     try:
         yield ServeCluster(url=f"http://127.0.0.1:{port}", port=port)
     finally:
         serve.shutdown()
         ray.shutdown()
+        # Like the store fixtures: Ray's processes (raylet, GCS, workers) must be gone.
+        spawned = [
+            child
+            for child in psutil.Process().children(recursive=True)
+            if child.pid not in before or "ray" in " ".join(_cmdline(child))
+        ]
+        deadline = time.monotonic() + 30.0
+        while _alive(spawned) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = _alive(spawned)
+        assert not left, f"Ray processes still running: {[p.pid for p in left]}"
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return []

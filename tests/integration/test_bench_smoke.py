@@ -29,8 +29,8 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def endpoints(milvus_server, postgres_server) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=postgres_server.dsn)
+def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
+    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="module")

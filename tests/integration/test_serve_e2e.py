@@ -43,8 +43,8 @@ ASPECTS = ["side effects", "dosage", "warnings", "storage"]
 
 
 @pytest.fixture(scope="module")
-def endpoints(milvus_server, postgres_server) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=postgres_server.dsn)
+def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
+    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="module")

@@ -43,12 +43,12 @@ class SlowEncoder:
         return {"batches": 0}
 
 
-def endpoint_args(milvus_server, postgres_server) -> dict[str, str]:
-    return {"milvus_uri": milvus_server.uri, "postgres_dsn": postgres_server.dsn}
+def endpoint_args(milvus_server, dsn: str) -> dict[str, str]:
+    return {"milvus_uri": milvus_server.uri, "postgres_dsn": dsn}
 
 
 @pytest.fixture(scope="module")
-def overload_app(serve_cluster, milvus_server, postgres_server, tmp_path_factory):
+def overload_app(serve_cluster, milvus_server, module_dsn, tmp_path_factory):
     from deployments.app import build_application
 
     data = load_config_data(
@@ -62,7 +62,7 @@ def overload_app(serve_cluster, milvus_server, postgres_server, tmp_path_factory
     )
     application = build_application(
         data,
-        endpoint_args(milvus_server, postgres_server),
+        endpoint_args(milvus_server, module_dsn),
         {"Encoder-pubmedbert": SlowEncoder.bind(384), "Encoder-molformer": SlowEncoder.bind(256)},
     )
     serve.run(application, name="overload", route_prefix="/overload")
@@ -73,7 +73,7 @@ def overload_app(serve_cluster, milvus_server, postgres_server, tmp_path_factory
 
 
 @pytest.fixture(scope="module")
-def faults_app(serve_cluster, milvus_server, postgres_server, tmp_path_factory):
+def faults_app(serve_cluster, milvus_server, module_dsn, tmp_path_factory):
     from deployments.app import build_application
 
     data = load_config_data(
@@ -86,7 +86,7 @@ def faults_app(serve_cluster, milvus_server, postgres_server, tmp_path_factory):
             "serve": {"encoder": {"num_cpus": 0.5}, "cross_encoder": {"num_cpus": 0.5}},
         },
     )
-    endpoints = StoreEndpoints(milvus_server.uri, postgres_server.dsn)
+    endpoints = StoreEndpoints(milvus_server.uri, module_dsn)
     report = asyncio.run(
         ingest_slice(
             config_from_data(data),
@@ -98,7 +98,7 @@ def faults_app(serve_cluster, milvus_server, postgres_server, tmp_path_factory):
     )
     assert report.documents_written > 0
     serve.run(
-        build_application(data, endpoint_args(milvus_server, postgres_server)),
+        build_application(data, endpoint_args(milvus_server, module_dsn)),
         name="faults",
         route_prefix="/faults",
     )

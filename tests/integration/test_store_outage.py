@@ -49,6 +49,7 @@ async def client(servers):
     config = config_from_data(data)
     ports, _ = local_model_ports(config)
     service = SearchService(config, StoreEndpoints(milvus.uri, postgres.dsn), ports)
+    await service.start()  # stores opened while both answer: each test starts from there
     async with app_client(service) as opened:
         yield opened
     await service.close()
@@ -79,13 +80,15 @@ async def test_milvus_outage_is_503_and_recovers(servers, client):
     assert ready.status_code == 200, _diagnosis(milvus, ready)
     port = milvus.port
     MilvusLiteServer(root, port=port).stop()
-    ready = await client.get("/readyz")
-    assert ready.status_code == 503 and ready.json()["checks"]["milvus"] != "ok"
-    search = await client.post("/v1/search", json={"query": "osimertinib side effects"})
-    assert search.status_code == 503
-    assert search.json()["error"] == "BackendUnavailable"
-    assert search.headers["retry-after"] == "1"
-    MilvusLiteServer(root, port=port).start()
+    try:
+        ready = await client.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["checks"]["milvus"] != "ok"
+        search = await client.post("/v1/search", json={"query": "osimertinib side effects"})
+        assert search.status_code == 503
+        assert search.json()["error"] == "BackendUnavailable"
+        assert search.headers["retry-after"] == "1"
+    finally:  # the next test needs the server whatever happened here
+        MilvusLiteServer(root, port=port).start()
     ready = await _ready_within(client, RECOVERY_S)
     assert ready.status_code == 200, _diagnosis(milvus, ready)
     again = await client.post("/v1/search", json={"query": "osimertinib side effects"})
@@ -94,14 +97,18 @@ async def test_milvus_outage_is_503_and_recovers(servers, client):
 
 async def test_postgres_outage_is_503_and_recovers(servers, client):
     root, _, _ = servers
+    ready = await _ready_within(client, RECOVERY_S)
+    assert ready.status_code == 200, ready.text
     EmbeddedPostgres(root).stop()
-    ready = await client.get("/readyz")
-    assert ready.status_code == 503 and ready.json()["checks"]["postgres"] != "ok"
-    search = await client.post("/v1/search", json={"query": "osimertinib side effects"})
-    # the registry feeds the supplement only: the search degrades, it does not fail
-    assert search.status_code == 200
-    supplement = next(s for s in search.json()["trace"] if s["name"] == "supplement")
-    assert supplement["degraded"] is True
-    EmbeddedPostgres(root).start()
+    try:
+        ready = await client.get("/readyz")
+        assert ready.status_code == 503 and ready.json()["checks"]["postgres"] != "ok"
+        search = await client.post("/v1/search", json={"query": "osimertinib side effects"})
+        # the registry feeds the supplement only: the search degrades, it does not fail
+        assert search.status_code == 200
+        supplement = next(s for s in search.json()["trace"] if s["name"] == "supplement")
+        assert supplement["degraded"] is True
+    finally:  # the next test needs the server whatever happened here
+        EmbeddedPostgres(root).start()
     ready = await _ready_within(client, RECOVERY_S)
     assert ready.status_code == 200, ready.text

@@ -24,12 +24,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import psutil
 
 from deployments.runtime.processes import (
+    ManagedServer,
     file_lock,
     find_free_port,
     live_process,
@@ -54,7 +54,7 @@ _MILVUS_LAUNCHER = (
 )
 
 
-class MilvusLiteServer:
+class MilvusLiteServer(ManagedServer):
     """A managed ``milvus-lite server`` process over ``<data_dir>/milvus``.
 
     Files in ``data_dir``: ``milvus/`` (the Lite data), ``milvus-server.json``
@@ -107,14 +107,6 @@ class MilvusLiteServer:
         self.started_here = False
 
     # -- paths and state ---------------------------------------------------------------
-    @property
-    def state_path(self) -> Path:
-        return self.data_dir / self.STATE_FILE
-
-    @property
-    def log_path(self) -> Path:
-        return self.data_dir / self.LOG_FILE
-
     @property
     def port(self) -> int:
         """The server's TCP port. Raises RuntimeError before :meth:`start`."""
@@ -290,15 +282,3 @@ class MilvusLiteServer:
         if self.started_here and self._popen is not None and self._popen.poll() is None:
             with contextlib.suppress(Exception):
                 self.stop()
-
-    def __enter__(self) -> MilvusLiteServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if self.started_here:
-            self.stop()

@@ -38,9 +38,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import TracebackType
 
-from deployments.runtime.processes import LOG_TAIL_CHARS, live_process, read_state
+from deployments.runtime.processes import (
+    LOG_TAIL_CHARS,
+    ManagedServer,
+    live_process,
+    read_state,
+)
 from pipeline.errors import BackendUnavailable
 
 __all__ = ["MILVUS_SERVER_PORT", "MilvusStandalone", "milvus_server_available"]
@@ -107,7 +111,7 @@ def _alive(pid: int) -> bool:
     return live_process(pid) is not None
 
 
-class MilvusStandalone:
+class MilvusStandalone(ManagedServer):
     """The ``milvus`` 2.3.5 standalone server in its own network namespace.
 
     :meth:`start` runs ``unshare -n python -c <launcher>`` (a new session, so it never
@@ -142,14 +146,6 @@ class MilvusStandalone:
         self._state: dict[str, int | str] = {}
 
     # -- state ---------------------------------------------------------------------------
-    @property
-    def state_path(self) -> Path:
-        return self.data_dir / self.STATE_FILE
-
-    @property
-    def log_path(self) -> Path:
-        return self.data_dir / self.LOG_FILE
-
     @property
     def namespace_pid(self) -> int:
         """Pid of a process in the server's network namespace (the launcher).
@@ -230,6 +226,7 @@ class MilvusStandalone:
             state = read_state(self.state_path)
             if state is not None:
                 self._state = state
+                self.started_here = True  # never reused: every start is this object's
                 return self
             if self._popen.poll() is not None:
                 break
@@ -265,14 +262,4 @@ class MilvusStandalone:
             if _alive(server_pid):
                 raise RuntimeError(f"Milvus server {server_pid} survived SIGKILL")
         self._state = {}
-
-    def __enter__(self) -> MilvusStandalone:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
+        self.started_here = False

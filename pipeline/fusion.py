@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 
 from pipeline.schema import NodeWithScore
@@ -61,7 +62,7 @@ def merge_rrf(
         return []
     if len(non_empty) == 1:
         return list(non_empty[0][0])
-    scores: dict[Hashable, float] = {}
+    contributions: dict[Hashable, list[float]] = {}
     best: dict[Hashable, tuple[tuple[int, float, str], NodeWithScore]] = {}
     for hits, weight in non_empty:
         seen_in_list: set[Hashable] = set()
@@ -70,10 +71,12 @@ def merge_rrf(
             if key in seen_in_list:
                 continue  # a key counts once per list, at its best rank
             seen_in_list.add(key)
-            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
+            contributions.setdefault(key, []).append(weight / (k + rank))
             preference = _copy_preference(rank, item)
             if key not in best or preference < best[key][0]:
                 best[key] = (preference, item)
+    # fsum is exactly rounded, so equal fused scores tie whatever the order of ``lists``
+    scores = {key: math.fsum(parts) for key, parts in contributions.items()}
     ordered = sorted(scores, key=lambda key: (-scores[key], str(key)))
     return [
         best[key][1].model_copy(

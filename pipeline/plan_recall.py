@@ -257,6 +257,7 @@ class PlanRecall:
                     role, self.dense_text(role, ExpandedQuery(dense_query=context.query))
                 ),
                 node_vectors=self.embeddings.node_vectors,
+                kb_names=kb_names,
             )
             detail["tier1_ms"] = clock.ms
             decisions.append(tier1_decision)

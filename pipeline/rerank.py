@@ -94,17 +94,24 @@ async def tier1_rerank(
     settings: Tier1Settings,
     query_vector: Callable[[str], Awaitable[np.ndarray]],
     node_vectors: NodeVectors,
+    kb_names: Sequence[str] = (),
 ) -> tuple[list[NodeWithScore], str]:
-    """Tier-1 rerank of one plan's list (R-T1-1..3).
+    """Tier-1 rerank of one plan's list (R-T1-1..3), for a request scoped to ``kb_names``
+    (R-T1-2 runs where ``settings.entity_filter_for(kb_names)``).
 
     Returns the list and the audit decision: ``tier1_abstain`` (collection without a
     Tier-1 encoder: list unchanged), ``tier1_entity_filter`` (``cosine_sort`` off: the
-    R-T1-2 filter only, the plan's fused order kept), else ``tier1_cosine:<encoder>``.
+    R-T1-2 filter only, where it runs, the plan's fused order kept), else
+    ``tier1_cosine:<encoder>``.
     """
     encoder = tier1_encoder_for(collection, settings)
     if encoder is None or not nodes:
         return list(nodes), "tier1_abstain"
-    filtered = entity_filter(nodes, intent, sparse_terms, settings.entity_window_chars)
+    filtered = (
+        entity_filter(nodes, intent, sparse_terms, settings.entity_window_chars)
+        if settings.entity_filter_for(kb_names)
+        else list(nodes)
+    )
     if not settings.cosine_sort:
         return filtered, "tier1_entity_filter"
     ranked = await cosine_rerank(filtered, await query_vector(encoder), encoder, node_vectors)

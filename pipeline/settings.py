@@ -6,10 +6,10 @@ constructor arguments; nothing in ``pipeline/`` reads the environment.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -33,11 +33,24 @@ __all__ = [
     "Tier2Preset",
     "Tier2Scorer",
     "Tier2Settings",
+    "choice_for_scope",
     "deep_merge",
     "default_collections",
     "load_yaml",
     "preset_weights",
 ]
+
+T = TypeVar("T")
+
+
+def choice_for_scope(default: T, by_kb: Mapping[str, T], kb_names: Sequence[str]) -> T:
+    """A per-kb setting for a request scoped to ``kb_names``: the kbs' own choice when
+    every kb of the scope names the same one in ``by_kb``, else ``default`` (also for an
+    unscoped request, ``kb_names == ()``)."""
+    chosen = {by_kb.get(kb) for kb in kb_names}
+    if kb_names and len(chosen) == 1 and None not in chosen:
+        return chosen.pop()  # type: ignore[return-value]
+    return default
 
 
 class _Frozen(BaseModel):
@@ -169,10 +182,7 @@ class HybridSettings(_Frozen):
 
     def fusion_for(self, kb_names: Sequence[str]) -> Literal["replace", "rrf"]:
         """The fusion of a request scoped to ``kb_names`` (``()``: unscoped)."""
-        chosen = {self.fusion_by_kb.get(kb) for kb in kb_names}
-        if kb_names and len(chosen) == 1 and None not in chosen:
-            return chosen.pop()  # type: ignore[return-value]
-        return self.fusion
+        return choice_for_scope(self.fusion, self.fusion_by_kb, kb_names)
 
 
 class LexicalSettings(_Frozen):
@@ -201,6 +211,15 @@ class Tier1Settings(_Frozen):
     #: R-T1-3 re-sorts each plan's list by one encoder's cosine. Off keeps the plan's
     #: fused order (the entity filter still runs); profiles choose from the ablation.
     cosine_sort: bool = True
+    #: R-T1-2's entity filter drops candidates; on by default (the seed).
+    entity_filter: bool = True
+    #: Knowledge base -> entity filter on/off, for a kb whose own development set chose;
+    #: applies when every kb of the request's scope names the same choice here.
+    entity_filter_by_kb: dict[str, bool] = Field(default_factory=dict)
+
+    def entity_filter_for(self, kb_names: Sequence[str]) -> bool:
+        """Whether R-T1-2 runs for a request scoped to ``kb_names`` (``()``: unscoped)."""
+        return choice_for_scope(self.entity_filter, self.entity_filter_by_kb, kb_names)
 
 
 class SupplementSettings(_Frozen):

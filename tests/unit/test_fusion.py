@@ -159,3 +159,18 @@ def test_r_rrf_property_empty_list_changes_nothing(lists):
 def test_r_rrf_property_single_non_empty_list_passes_through(single):
     built = build([single])[0]
     assert merge_rrf([[], built, []]) == built
+
+
+def test_r_rrf_equal_fused_scores_tie_whatever_the_list_order():
+    # n1 and n2 both get 1/61 + 1/62 + 1/68, summed in opposite orders when the lists are
+    # reversed: a left-to-right float sum makes the two differ in the last bit.
+    def lists(node, prefix):
+        fill = [f"{prefix}{i}" for i in range(8)]
+        return [[node], [fill[0], node], [*fill[1:8], node]]
+
+    first, second = lists("n1", "a"), lists("n2", "b")
+    forward = merge_rrf(build(first + second))
+    backward = merge_rrf(build(first[::-1] + second))
+    assert ids(forward) == ids(backward)
+    assert ids(forward)[:2] == ["n1", "n2"]  # an exact tie, broken by key
+    assert forward[0].score == forward[1].score

@@ -71,3 +71,13 @@ def test_fusion_by_kb_applies_only_when_the_whole_scope_agrees():
     assert hybrid.fusion_for(("labels", "papers")) == "rrf"  # papers has no override
     with pytest.raises(ValidationError):
         PipelineSettings(hybrid={"fusion_by_kb": {"labels": "cosine"}})
+
+
+def test_entity_filter_by_kb_follows_the_same_scope_rule():
+    tier1 = PipelineSettings(
+        tier1={"entity_filter": False, "entity_filter_by_kb": {"a": True}}
+    ).tier1
+    assert not tier1.entity_filter_for(())
+    assert tier1.entity_filter_for(("a",))
+    assert not tier1.entity_filter_for(("a", "b"))
+    assert PipelineSettings().tier1.entity_filter_for(("b",))  # the seed: on

@@ -51,6 +51,26 @@ def test_r_t1_2_filter_only_when_required_and_terms_and_non_empty():
     assert entity_filter(nodes, ENTITY, ["olaparib"]) == nodes  # empty result: not applied
 
 
+async def test_r_t1_2_runs_only_for_the_kbs_that_chose_it():
+    nodes = [hit("none", text="nothing relevant"), hit("text", text="olaparib tablets")]
+    settings = Tier1Settings(
+        cosine_sort=False, entity_filter=False, entity_filter_by_kb={"labels": True}
+    )
+
+    async def never(*_):
+        raise AssertionError("no encoder call without the cosine sort")
+
+    async def rerank(kb_names):
+        ranked, _ = await tier1_rerank(
+            nodes, "biomed_text", ENTITY, ["olaparib"], settings, never, never, kb_names
+        )
+        return ids(ranked)
+
+    assert await rerank(("labels",)) == ["text"]
+    assert await rerank(()) == ["none", "text"]  # unscoped: the profile's default (off)
+    assert await rerank(("labels", "papers")) == ["none", "text"]
+
+
 async def test_r_t1_3_cosine_rerank_by_dot_product():
     vectors = {"a": [1.0, 0.0], "b": [0.6, 0.8], "c": [0.0, 1.0]}
     nodes = [hit("c", score=0.9), hit("a", score=0.1), hit("b", score=0.5)]

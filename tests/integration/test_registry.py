@@ -222,6 +222,23 @@ async def test_r_rt_12_collections_for_scope(registry: PostgresDocumentRegistry)
     assert await registry.document_ids_for_scope(ScopeFilter()) == []
 
 
+async def test_r_rt_12_scope_finds_every_pair_in_byte_order(
+    registry: PostgresDocumentRegistry,
+) -> None:
+    # pairs enumerated by the index (database collation) and returned in "C" order
+    kb = _kb()
+    pairs = [("b_text", "Zeta"), ("B_text", "alpha"), ("b_text", "alpha"), ("ä_text", "é")]
+    await registry.register_documents(
+        [
+            _record(f"{kb}/{i}", f"D{i}", kb, collections=(c,), encoders=(e,))
+            for i, (c, e) in enumerate(pairs)
+        ]
+        + [_record(f"{_kb()}/other", "Other", _kb(), collections=("zz",), encoders=("zz",))]
+    )
+    found = await registry.collections_for_scope(ScopeFilter(kb_names=(kb,)))
+    assert found == sorted(pairs, key=lambda pair: (pair[0].encode(), pair[1].encode()))
+
+
 async def test_hostile_values_neither_break_nor_widen(registry: PostgresDocumentRegistry) -> None:
     kb = _kb()
     hostile = ["'; DROP TABLE documents; --", '" or 1=1 --', "x' OR '1'='1", "[a]", "ünï 中文"]

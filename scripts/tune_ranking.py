@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
+from biomed_search.evaluate import EVAL_BUDGETS
 from deployments.config import load_config
-from deployments.eval_cli import EVAL_BUDGETS
 from deployments.inprocess import in_process_service
 from pipeline.evaluation.querysets import QuerySet, read_jsonl_queries
 from pipeline.evaluation.recording import RecordingVectorStore

@@ -1,6 +1,6 @@
 """Retrieval evaluation (issue 6): query-set readers, metrics, failure diagnosis, the
 ablation ladder and its runner, report writers. Pure Python + numpy (+ matplotlib for
-the chart); no ray, no torch. ``deployments/eval_cli.py`` wires it to a running
+the chart); no ray, no torch. ``biomed_search/evaluate.py`` wires it to a running
 pipeline."""
 
 from pipeline.evaluation.ablations import ABLATIONS, Ablation, resolve_ablations, settings_for

@@ -1,4 +1,4 @@
-"""The GPU planner (deployments/gpu_plan.py): plans fit GPU memory whatever Ray packs, the
+"""The GPU planner (biomed_search/gpu_plan/): plans fit GPU memory whatever Ray packs, the
 cross-encoder gets whole GPUs when there are enough, output is deterministic, and bad
 inputs fail with a message that says what to change."""
 
@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from deployments.config import AppConfig, load_config
-from deployments.gpu_plan import (
+from biomed_search.gpu_plan import (
     BUILTIN_COSTS,
     PlanError,
     PlannerSettings,
@@ -169,7 +169,7 @@ class TestOutput:
         assert "GPU 7:" in format_plan(plan)
 
     def test_cli_prints_a_deployable_plan(self, capsys: pytest.CaptureFixture[str]) -> None:
-        from deployments.cli import main
+        from biomed_search.cli import main
 
         code = main(
             [
@@ -189,7 +189,7 @@ class TestOutput:
         assert document["applications"][0]["args"] == {"profile": "production"}
 
     def test_cli_reports_a_plan_that_cannot_fit(self, capsys: pytest.CaptureFixture[str]) -> None:
-        from deployments.cli import main
+        from biomed_search.cli import main
 
         code = main(
             [

@@ -168,7 +168,7 @@ class TestGpuFilesAgreeWithThePlanner:
     @pytest.mark.parametrize("path", PLAN_FILES, ids=lambda path: path.name)
     def test_plan_file_is_the_planner_output(self, path: Path) -> None:
         from deployments.config import load_config
-        from deployments.gpu_plan import print_plan
+        from biomed_search.gpu_plan import print_plan
 
         document = _load(path)
         args = document["applications"][0]["args"]

@@ -127,14 +127,14 @@ def _query(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from deployments.eval_cli import run_eval
+    from biomed_search.evaluate import run_eval
 
     config = _load(args)
     return run_eval(config, args)
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from deployments.gpu_plan import print_plan
+    from biomed_search.gpu_plan import print_plan
 
     config = _load(args)
     return print_plan(config, args.gpus, args.mem_gib, args.measurements, config_path=args.config)

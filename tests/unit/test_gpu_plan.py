@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from deployments.config import AppConfig, load_config
 from biomed_search.gpu_plan import (
     BUILTIN_COSTS,
     PlanError,
@@ -24,6 +23,7 @@ from biomed_search.gpu_plan import (
     serve_config,
     serve_config_yaml,
 )
+from deployments.config import AppConfig, load_config
 
 pytestmark = pytest.mark.unit
 

@@ -167,8 +167,8 @@ def _deployments_by_name(name: str) -> dict[str, dict[str, Any]]:
 class TestGpuFilesAgreeWithThePlanner:
     @pytest.mark.parametrize("path", PLAN_FILES, ids=lambda path: path.name)
     def test_plan_file_is_the_planner_output(self, path: Path) -> None:
-        from deployments.config import load_config
         from biomed_search.gpu_plan import print_plan
+        from deployments.config import load_config
 
         document = _load(path)
         args = document["applications"][0]["args"]

@@ -1,0 +1,163 @@
+"""Settings of the rerank stages: the Tier-1 cosine rerank (R-T1-1..3) and the Tier-2
+fused rerank (R-T2-1..11, A-2, A-4) with its policy, scorer, weight presets and weights.
+Re-exported by ``pipeline.settings``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from pipeline.settings_base import _Frozen, choice_for_scope
+
+__all__ = [
+    "TIER2_PRESETS",
+    "ProfileWeights",
+    "RerankPolicy",
+    "Tier1Settings",
+    "Tier2Preset",
+    "Tier2Scorer",
+    "Tier2Settings",
+    "preset_weights",
+]
+
+
+class RerankPolicy(StrEnum):
+    """Tier-2 rerank policy (R-T2-11)."""
+
+    DOMAIN = "domain"
+    GENERAL = "general"
+    NONE = "none"
+
+
+class Tier1Settings(_Frozen):
+    """Per-plan cosine rerank (R-T1-1..3)."""
+
+    encoders: dict[str, str] = Field(
+        default_factory=lambda: {"biomed_text": "pubmedbert", "chemical": "molformer"}
+    )
+    max_chars: int = Field(2048, ge=1)
+    entity_window_chars: int = Field(512, ge=1)
+    #: R-T1-3 re-sorts each plan's list by one encoder's cosine. Off keeps the plan's
+    #: fused order (the entity filter still runs); profiles choose from the ablation.
+    cosine_sort: bool = True
+    #: R-T1-2's entity filter drops candidates; on by default (the seed).
+    entity_filter: bool = True
+    #: Knowledge base -> entity filter on/off, for a kb whose own development set chose;
+    #: applies when every kb of the request's scope names the same choice here.
+    entity_filter_by_kb: dict[str, bool] = Field(default_factory=dict)
+
+    def entity_filter_for(self, kb_names: Sequence[str]) -> bool:
+        """Whether R-T1-2 runs for a request scoped to ``kb_names`` (``()``: unscoped)."""
+        return choice_for_scope(self.entity_filter, self.entity_filter_by_kb, kb_names)
+
+
+class ProfileWeights(_Frozen):
+    """Tier-2 fusion weights of one profile (R-T2-8, A-4). ``w_first`` weighs the
+    first-stage evidence (rank in the post-RRF list, A-4); the seed has none (0.0)."""
+
+    w_ce: float
+    w_entity: float
+    w_sec: float
+    w_xdrug: float
+    w_first: float = 0.0
+
+
+class Tier2Preset(StrEnum):
+    """Named Tier-2 weight tables (A-4).
+
+    ``seed``: the weights of SPEC.md R-T2-8, no first-stage term, written for a real MedCPT
+    cross-encoder. ``tuned``: chosen by the development-set ablation for the offline
+    stand-in scorer (configs/profiles/default.yaml says how).
+    """
+
+    SEED = "seed"
+    TUNED = "tuned"
+
+
+#: (w_ce, w_entity, w_sec, w_xdrug, w_first) per workflow and preset.
+TIER2_PRESETS: dict[Tier2Preset, dict[str, tuple[float, float, float, float, float]]] = {
+    Tier2Preset.SEED: {
+        "default": (0.50, 0.25, 0.15, 2.0, 0.0),
+        "regulatory": (0.30, 0.20, 0.35, 2.5, 0.0),
+        "drug_entity": (0.35, 0.35, 0.10, 3.0, 0.0),
+        "chemical": (0.25, 0.40, 0.10, 3.0, 0.0),
+        "combination": (0.35, 0.35, 0.10, 2.5, 0.0),
+    },
+    # The seed's table with w_ce halved and a first-stage term of 0.25 (first_stage_k
+    # 10): the best of 19 variants on the even half of the development sets
+    # (scripts/tune_ranking.py, scripts/ranking_variants.yaml; README "Ranking").
+    # General questions: w_ce 0, w_first 0.5. The dev sets cannot tell 0, 0.125 and 0.25
+    # apart (equal Hit@5 / MRR on both halves), and with the stored-vector scorer the ce
+    # part is the dense leg's own cosine, already counted in the first stage.
+    Tier2Preset.TUNED: {
+        "default": (0.0, 0.25, 0.15, 2.0, 0.5),
+        "regulatory": (0.15, 0.20, 0.35, 2.5, 0.25),
+        "drug_entity": (0.175, 0.35, 0.10, 3.0, 0.25),
+        "chemical": (0.125, 0.40, 0.10, 3.0, 0.25),
+        "combination": (0.175, 0.35, 0.10, 2.5, 0.25),
+    },
+}
+
+
+def preset_weights(preset: Tier2Preset | str) -> dict[str, ProfileWeights]:
+    """The weight table of ``preset`` (A-4)."""
+    table = TIER2_PRESETS[Tier2Preset(preset)]
+    return {
+        name: ProfileWeights(w_ce=ce, w_entity=ent, w_sec=sec, w_xdrug=xdrug, w_first=first)
+        for name, (ce, ent, sec, xdrug, first) in table.items()
+    }
+
+
+def _default_profile_weights() -> dict[str, ProfileWeights]:
+    return preset_weights(Tier2Preset.SEED)
+
+
+class Tier2Scorer(StrEnum):
+    """Where Tier-2's ``ce`` part comes from.
+
+    ``cross_encoder``: the cross-encoder port (R-T2-3). ``stored_vectors``: the cosine of
+    the query vector and the stored document vector of ``stored_vector_role`` (the
+    offline stand-in scorer is that same bi-encoder, so this is its score without
+    re-encoding a single candidate); nodes without such a vector take their first-stage
+    evidence instead.
+    """
+
+    CROSS_ENCODER = "cross_encoder"
+    STORED_VECTORS = "stored_vectors"
+
+
+class Tier2Settings(_Frozen):
+    """Fused rerank (R-T2-1..11, A-2, A-4). ``preset`` names the weight table
+    (``seed``: R-T2-8); ``profile_weights`` given in config overrides it."""
+
+    policy: RerankPolicy = RerankPolicy.DOMAIN
+    preset: Tier2Preset = Tier2Preset.SEED
+    profile_weights: dict[str, ProfileWeights] = Field(default_factory=_default_profile_weights)
+    scorer: Tier2Scorer = Tier2Scorer.CROSS_ENCODER
+    stored_vector_role: str = "pubmedbert"
+    #: k of the first-stage evidence ``(k + 1) / (k + rank)`` (A-4); rank from 1.
+    first_stage_k: float = Field(10.0, gt=0.0)
+    ce_max_chars: int = Field(2048, ge=1)
+    ce_max_tokens: int = Field(512, ge=8)
+    entity_window_chars: int = Field(512, ge=1)
+    summary_window_chars: int = Field(200, ge=1)
+    related_drugs_limit: int = Field(6, ge=0)
+    max_candidates: int = Field(128, ge=1, description="cap on pairs sent to the cross-encoder")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _weights_from_preset(cls, data: Any) -> Any:
+        # The preset fills the table; weights written in config win, per workflow.
+        if isinstance(data, dict) and "preset" in data:
+            table = preset_weights(data["preset"])
+            given = data.get("profile_weights") or {}
+            data = {**data, "profile_weights": {**table, **given}}
+        return data
+
+    def weights_for(self, workflow: str) -> ProfileWeights:
+        """Weights of ``workflow``; ``general`` and unknown workflows use ``default``."""
+        return self.profile_weights.get(workflow, self.profile_weights["default"])

@@ -1,0 +1,173 @@
+"""Settings of the recall side of the pipeline: collections (SPEC.md section 0), routing,
+hybrid fusion, the BM25 leg, RRF and the entity-anchored supplement. Re-exported by
+``pipeline.settings``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import Field
+
+from pipeline.settings_base import _Frozen, choice_for_scope
+
+__all__ = [
+    "CollectionSpec",
+    "HybridSettings",
+    "LexicalSettings",
+    "RoutingSettings",
+    "RrfSettings",
+    "SupplementSettings",
+    "default_collections",
+]
+
+
+class CollectionSpec(_Frozen):
+    """One vector collection (SPEC.md section 0).
+
+    ``query_encoder`` / ``document_encoder`` are encoder *roles*; the model profile decides
+    which weights fill a role. ``modality`` is what the document side embeds: ``text``,
+    ``smiles`` or ``image``. ``hybrid`` adds the BM25 leg and R-HYB-1 fusion (R-HYB-4).
+    """
+
+    name: str
+    query_encoder: str
+    document_encoder: str
+    modality: str = "text"
+    hybrid: bool = False
+    enabled: bool = True
+
+
+def default_collections() -> dict[str, CollectionSpec]:
+    """The seven collections of SPEC.md section 0, keyed by their logical name."""
+    rows = [
+        ("biomed_text", "pubmedbert", "pubmedbert", "text", True),
+        ("medcpt_text", "medcpt-query", "medcpt-article", "text", True),
+        ("general_text", "general-text", "general-text", "text", False),
+        ("chemical", "molformer", "molformer", "smiles", False),
+        ("radiology", "biomedclip", "biomedclip", "image", False),
+        ("pathology", "uni2", "uni2", "image", False),
+        ("visual", "general-vl", "general-vl", "image", False),
+    ]
+    return {
+        name: CollectionSpec(
+            name=name,
+            query_encoder=query,
+            document_encoder=document,
+            modality=modality,
+            hybrid=hybrid,
+        )
+        for name, query, document, modality, hybrid in rows
+    }
+
+
+class RoutingSettings(_Frozen):
+    """Routing configuration (R-RT-2..9). Collection names are logical keys of
+    ``PipelineSettings.collections``."""
+
+    default_dual_text_search: bool = False
+    medcpt_dual_search: bool = False
+    exploratory_search_collections: tuple[str, ...] = ()
+    collection_recall_top_k: int = Field(20, ge=1, le=1024)
+    #: A-5: section cues from the table of section words, lay phrasing included (see
+    #: intent.section_cues_for); False is R-INT-6 as the seed wrote it.
+    extended_section_cues: bool = True
+    #: R-RT-5: a text question that names a drug also searches the chemical collection.
+    #: False routes it to text only (a structure question still goes to chemistry, R-RT-3).
+    chemical_for_drug_queries: bool = True
+    #: R-RT-12: ``all`` adds every collection the scope's documents are in (the seed);
+    #: ``query_modalities`` only those whose modality the question carries: text
+    #: collections always, SMILES collections for a structure or chemical question,
+    #: image collections with an image or in visual mode.
+    scope_union: Literal["all", "query_modalities"] = "all"
+    biomed_text_collection: str = "biomed_text"
+    medcpt_text_collection: str = "medcpt_text"
+    general_text_collection: str = "general_text"
+    chemical_collection: str = "chemical"
+    radiology_collection: str = "radiology"
+    pathology_collection: str = "pathology"
+    visual_collection: str = "visual"
+    radiology_keywords: tuple[str, ...] = (
+        "radiology",
+        "radiograph",
+        "x-ray",
+        "xray",
+        "chest film",
+        "ct scan",
+        "computed tomography",
+        "mri",
+        "magnetic resonance",
+        "ultrasound",
+        "mammogram",
+        "mammography",
+        "pet scan",
+        "imaging finding",
+        "opacity",
+        "nodule on ct",
+    )
+    pathology_keywords: tuple[str, ...] = (
+        "pathology",
+        "histology",
+        "histopathology",
+        "biopsy slide",
+        "h&e",
+        "whole slide",
+        "tissue section",
+        "immunohistochemistry",
+        "ihc stain",
+        "cytology",
+    )
+
+
+class HybridSettings(_Frozen):
+    """Dense + sparse fusion (R-HYB-1..4). ``alpha`` is the dense weight; a request's
+    ``vector_similarity_weight`` overrides it (R-REQ-1 names the same knob)."""
+
+    alpha: float = Field(0.3, ge=0.0, le=1.0)
+    hybrid_text_collections: tuple[str, ...] = ("biomed_text", "medcpt_text")
+    lexical_leg: bool = True
+    #: ``replace``: the plan is ordered by the R-HYB-1 score (the seed). ``rrf``: the
+    #: R-HYB-1 ranking joins the dense and BM25 rankings as a third RRF vote, so it
+    #: refines the legs' evidence instead of replacing it (A-4's rule, one stage earlier).
+    fusion: Literal["replace", "rrf"] = "replace"
+    #: The R-HYB-1 ranking's weight in ``rrf`` fusion (each leg weighs 1.0): weighted
+    #: RRF; large weights approach ``replace`` with the legs breaking its ties.
+    rrf_weight: float = Field(1.0, ge=0.0, le=100.0)
+    #: Knowledge base -> fusion, for a kb whose own development set chose differently.
+    #: Applies when every kb of the request's scope names the same fusion here.
+    fusion_by_kb: dict[str, Literal["replace", "rrf"]] = Field(default_factory=dict)
+
+    def fusion_for(self, kb_names: Sequence[str]) -> Literal["replace", "rrf"]:
+        """The fusion of a request scoped to ``kb_names`` (``()``: unscoped)."""
+        return choice_for_scope(self.fusion, self.fusion_by_kb, kb_names)
+
+
+class LexicalSettings(_Frozen):
+    """BM25 leg (R-REQ-6): domain dictionary, synonyms, section-title weight, minimum
+    should match."""
+
+    title_weight: int = Field(2, ge=1, le=5)
+    minimum_should_match: float = Field(0.0, ge=0.0, le=1.0)
+    synonyms: bool = True
+
+
+class RrfSettings(_Frozen):
+    """Reciprocal rank fusion (R-RRF-1)."""
+
+    k: int = Field(60, ge=1)
+
+
+class SupplementSettings(_Frozen):
+    """Entity-anchored supplementary recall (R-SUP-1..4) and injection (R-INJ-1)."""
+
+    enabled: bool = True
+    related_drugs_limit: int = Field(4, ge=0)
+    per_document_limit: int = Field(4, ge=1)
+    min_limit: int = Field(8, ge=1)
+    entity_weight: float = 2.0
+    lexical_weight: float = 1.0
+    dense_weight: float = 0.1
+    max_document_ids: int = Field(512, ge=1)
+    inject_min_new: int = Field(2, ge=0)
+    inject_boost: float = 100.0

@@ -1,0 +1,211 @@
+"""Dense and lexical (BM25) search of :class:`~pipeline.stores.milvus.MilvusVectorStore`.
+
+``_search`` is the shared search call of every leg (structure search included): one
+search per scope expression, concurrent one-query searches merged by the loop's
+:class:`~pipeline.stores.search_batching.SearchBatcher`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pipeline.schema import NodeWithScore, ScopeFilter
+from pipeline.stores.expressions import scope_expressions
+from pipeline.stores.milvus_schema import (
+    DENSE_FIELD,
+    SPARSE_FIELD,
+    CollectionInfo,
+    cosine_to_unit,
+    entity_to_node,
+    output_fields,
+)
+
+MAX_TOP_K = 16384
+
+
+class MilvusSearchMixin:
+    """Search methods of ``MilvusVectorStore``; the store (``milvus.py``) provides
+    ``_client``, ``_run``, ``_batcher``, the settings, and ``describe`` /
+    ``physical_name`` come from ``MilvusCollectionsMixin``."""
+
+    # -- reads -------------------------------------------------------------------------
+    async def _search(
+        self,
+        collection: str,
+        info: CollectionInfo,
+        data: list[Any],
+        anns_field: str,
+        search_params: dict[str, Any],
+        top_k: int,
+        scope: ScopeFilter | None,
+        with_vectors: bool,
+        fields: Sequence[str] | None = None,
+    ) -> list[tuple[float, dict[str, Any]]]:
+        """Run one search per scope expression; hits as (raw distance, entity). ``fields``
+        replaces the default output fields (``output_fields``)."""
+        fields = (
+            list(fields)
+            if fields is not None
+            else output_fields(info.hybrid, with_vectors, info.structure)
+        )
+        expressions = scope_expressions(scope, max_ids_per_expression=self.max_ids_per_expression)
+
+        physical = self.physical_name(collection)
+
+        async def one(expression: str | None) -> Any:
+            async def run(queries: list[Any]) -> Any:
+                return await self._run(
+                    "search",
+                    collection,
+                    lambda: self._client().search(
+                        physical,
+                        data=queries,
+                        anns_field=anns_field,
+                        limit=top_k,
+                        filter=expression or "",
+                        output_fields=fields,
+                        search_params=search_params,
+                        consistency_level=self.search_consistency,
+                    ),
+                )
+
+            batcher = self._batcher()
+            if batcher is None or len(data) != 1:
+                return await run(data)
+            key = (
+                physical,
+                anns_field,
+                top_k,
+                expression or "",
+                tuple(fields),
+                json.dumps(search_params, sort_keys=True, default=str),
+            )
+            return [await batcher.search(key, data[0], run)]
+
+        results = await asyncio.gather(*(one(expression) for expression in expressions))
+        hits: list[tuple[float, dict[str, Any]]] = []
+        for result in results:
+            for hit in result[0] if result else []:
+                entity = dict(hit.get("entity") or {})
+                entity.setdefault("node_id", hit.get("id") or hit.get("node_id"))
+                hits.append((float(hit.get("distance", 0.0)), entity))
+        return hits
+
+    @staticmethod
+    def _check_top_k(top_k: int) -> None:
+        if not 1 <= top_k <= MAX_TOP_K:
+            raise ValueError(f"top_k must be in [1, {MAX_TOP_K}], got {top_k}")
+
+    async def search_dense(
+        self,
+        collection: str,
+        vector: np.ndarray,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
+        """Nearest chunks to ``vector`` by cosine, best first.
+
+        Args:
+            collection: logical collection name; a missing collection gives ``[]``.
+            vector: the (d,) or (1, d) float32 query vector (L2-normalised by the encoder).
+            top_k: hits wanted, 1..16384.
+            scope: kb names / document ids / tags (R-SUP-3, R-RT-12); None = everything.
+            with_vectors: fill ``Node.embedding`` with the stored (d,) vector (Tier-1
+                reuse, DESIGN.md performance notes).
+
+        Returns:
+            ``NodeWithScore`` list, ``score`` = ``vector_similarity`` = ``max(0, cos)``
+            in [0, 1] (R-HYB-2), ``collection`` set.
+
+        Raises:
+            ValueError: bad ``top_k``, a vector of the wrong size or non-finite, an invalid
+                scope value.
+            BackendUnavailable: the server does not answer.
+        """
+        self._check_top_k(top_k)
+        info = await self.describe(collection)
+        if info is None:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape != (info.dimension,) or not np.isfinite(query).all():
+            raise ValueError(
+                f"query vector for {collection!r} must be {info.dimension} finite floats, "
+                f"got shape {np.shape(vector)}"
+            )
+        hits = await self._search(
+            collection,
+            info,
+            [query.tolist()],
+            DENSE_FIELD,
+            self.index.search_params_for(top_k),
+            top_k,
+            scope,
+            with_vectors,
+        )
+        return self._ranked(collection, hits, top_k, with_vectors, dense=True)
+
+    async def search_lexical(
+        self,
+        collection: str,
+        query_text: str,
+        top_k: int,
+        scope: ScopeFilter | None = None,
+        with_vectors: bool = False,
+    ) -> list[NodeWithScore]:
+        """BM25 full-text search over ``lexical_text``, best first.
+
+        Returns ``[]`` for a missing or non-hybrid collection and for a blank query.
+        ``score`` is the positive BM25 score (not bounded; ``term_similarity`` is left to
+        the pipeline's [0, 1] ``sparse_score``, R-HYB-3).
+
+        Raises:
+            ValueError: bad ``top_k`` or an invalid scope value.
+            BackendUnavailable: the server does not answer.
+        """
+        self._check_top_k(top_k)
+        text = " ".join(query_text.split())
+        info = await self.describe(collection)
+        if info is None or not info.hybrid or not text:
+            return []
+        hits = await self._search(
+            collection,
+            info,
+            [text],
+            SPARSE_FIELD,
+            {"metric_type": "BM25"},
+            top_k,
+            scope,
+            with_vectors,
+        )
+        return self._ranked(collection, hits, top_k, with_vectors, dense=False)
+
+    @staticmethod
+    def _ranked(
+        collection: str,
+        hits: list[tuple[float, dict[str, Any]]],
+        top_k: int,
+        with_vectors: bool,
+        dense: bool,
+    ) -> list[NodeWithScore]:
+        best: dict[str, tuple[float, dict[str, Any]]] = {}
+        for distance, entity in hits:
+            score = cosine_to_unit(distance) if dense else abs(distance)
+            node_id = str(entity.get("node_id"))
+            if node_id not in best or score > best[node_id][0]:
+                best[node_id] = (score, entity)
+        ordered = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:top_k]
+        return [
+            NodeWithScore(
+                node=entity_to_node(entity, with_vectors),
+                score=score,
+                collection=collection,
+                vector_similarity=score if dense else None,
+            )
+            for _, (score, entity) in ordered
+        ]

@@ -1,0 +1,74 @@
+"""The entity records of the vocabulary (SPEC.md 2a): ``Entity``, one hit of one in a text
+(``EntityMatch``), and the rules that merge two rows of one entity and guess the type of a
+name no source types (the drug-suffix rule, R-VOC-2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.vocabulary_rules import has_drug_suffix
+
+__all__ = ["Entity", "EntityMatch", "infer_type", "merge_entities"]
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A vocabulary entity (SPEC.md 2a).
+
+    ``semantic_type`` is one of ``drug``, ``gene``, ``disease``, ``pathway``, ``class``
+    (a drug class: ``SGLT2 inhibitors``, whose ``related_drugs`` are its members),
+    ``other``; ``related_drugs`` and ``pathways`` keep their curated order. ``smiles`` is
+    set for drugs whose structure is known (R-ING-5 back-fill).
+    """
+
+    canonical: str
+    semantic_type: str = "other"
+    aliases: tuple[str, ...] = ()
+    related_drugs: tuple[str, ...] = ()
+    pathways: tuple[str, ...] = ()
+    cui: str = ""
+    smiles: str = ""
+
+    @property
+    def is_drug(self) -> bool:
+        return self.semantic_type == "drug"
+
+
+@dataclass(frozen=True)
+class EntityMatch:
+    """One hit of an entity in a text: character span ``[start, end)`` and the surface
+    form found. ``correction`` is the vocabulary name a misspelt surface was read as
+    (``osimertinb`` -> ``osimertinib``), empty for exact hits."""
+
+    entity: Entity
+    start: int
+    end: int
+    surface: str
+    correction: str = ""
+
+
+def infer_type(name: str) -> str:
+    """The type of a name no source types: ``drug`` when its last word has a drug suffix
+    (R-VOC-2), else ``other``."""
+    return "drug" if has_drug_suffix(name.split()[-1] if name.split() else name) else "other"
+
+
+def merge_entities(first: Entity, second: Entity) -> Entity:
+    """Two rows of one entity as one: the first's canonical name, the first type that is
+    not ``other``, names and relations united in order, the first CUI and SMILES given."""
+
+    def union(a: Sequence[str], b: Sequence[str]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys([*a, *b]))
+
+    semantic_type = first.semantic_type if first.semantic_type != "other" else second.semantic_type
+    return Entity(
+        canonical=first.canonical,
+        semantic_type=semantic_type,
+        aliases=tuple(a for a in union(first.aliases, second.aliases) if a != first.canonical),
+        related_drugs=union(first.related_drugs, second.related_drugs),
+        pathways=union(first.pathways, second.pathways),
+        cui=first.cui or second.cui,
+        smiles=first.smiles or second.smiles,
+    )

@@ -1,0 +1,185 @@
+"""Reading the vocabulary sources (R-VOC-4): the shipped vocabulary file, a licensed UMLS
+``MRCONSO.RRF`` (with its ``MRSTY.RRF`` semantic types) and the known-words list of the
+typo look-up.
+
+The shipped vocabulary (``configs/vocabulary/biomed_vocabulary.jsonl.gz``) and the known
+words (``configs/vocabulary/known_words.txt.gz``) are written by
+``scripts/build_vocabulary.py``. These functions only parse; ``Vocabulary.load`` and
+``Vocabulary.from_mrconso`` build the vocabulary from what they return.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from pipeline.vocabulary_entities import Entity, infer_type
+from pipeline.vocabulary_rules import name_filter_reason
+
+__all__ = [
+    "KNOWN_WORDS",
+    "SHIPPED_VOCABULARY",
+    "VocabularyFile",
+    "read_mrconso",
+    "read_vocabulary_file",
+    "shipped_known_words",
+]
+
+_VOCABULARY_DIR = Path(__file__).resolve().parent.parent / "configs" / "vocabulary"
+SHIPPED_VOCABULARY = _VOCABULARY_DIR / "biomed_vocabulary.jsonl.gz"
+#: Words that are not typos of drug names (common English words and the words of the
+#: stored leaflets, six letters or more), written by ``scripts/build_vocabulary.py``.
+KNOWN_WORDS = _VOCABULARY_DIR / "known_words.txt.gz"
+
+
+@dataclass(frozen=True)
+class VocabularyFile:
+    """What a vocabulary file holds, as the arguments of ``Vocabulary``."""
+
+    entities: list[Entity]
+    case_sensitive_names: dict[str, list[str]]
+    guarded_names: dict[str, list[str]]
+    stop_names: Sequence[str]
+    sources: Sequence[str]
+
+
+def read_vocabulary_file(path: str | Path | None = None) -> VocabularyFile:
+    """Read a vocabulary file (JSON lines, optionally gzipped); the shipped one when
+    ``path`` is None. The format is described at ``Vocabulary.load``.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+        ValueError: the header is missing or of another format.
+    """
+    file_path = Path(path) if path is not None else SHIPPED_VOCABULARY
+    opener = gzip.open if file_path.suffix == ".gz" else open
+    entities: list[Entity] = []
+    sensitive: dict[str, list[str]] = {}
+    guarded: dict[str, list[str]] = {}
+    with opener(file_path, "rt", encoding="utf-8") as handle:
+        header = json.loads(handle.readline() or "{}")
+        if header.get("format") != "biomed-vocabulary":
+            raise ValueError(f"{file_path}: not a biomed-vocabulary file")
+        for line in handle:
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            entity = Entity(
+                canonical=row["c"],
+                semantic_type=row.get("t") or infer_type(row["c"]),
+                aliases=tuple(row.get("a", ())),
+                related_drugs=tuple(row.get("r", ())),
+                pathways=tuple(row.get("p", ())),
+                cui=row.get("cui", ""),
+                smiles=row.get("s", ""),
+            )
+            entities.append(entity)
+            if row.get("cs"):
+                sensitive.setdefault(entity.canonical.lower(), []).extend(row["cs"])
+            if row.get("g"):
+                guarded.setdefault(entity.canonical.lower(), []).extend(row["g"])
+    return VocabularyFile(
+        entities=entities,
+        case_sensitive_names=sensitive,
+        guarded_names=guarded,
+        stop_names=header.get("stop_names", ()),
+        sources=header.get("sources", ()),
+    )
+
+
+def read_mrconso(mrconso: Path, mrsty_path: str | Path | None = None) -> list[Entity]:
+    """The entities of a UMLS ``MRCONSO.RRF``, one per CUI; the rules are described at
+    ``Vocabulary.from_mrconso``.
+
+    Raises:
+        FileNotFoundError: ``mrconso`` does not exist.
+        ValueError: a row has fewer than 15 fields.
+    """
+    sty_file = Path(mrsty_path) if mrsty_path else mrconso.with_name("MRSTY.RRF")
+    types = _read_mrsty(sty_file) if sty_file.exists() else {}
+    preferred: dict[str, str] = {}
+    names: dict[str, list[str]] = {}
+    with open(mrconso, encoding="utf-8") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            fields = line.rstrip("\n").split("|")
+            if len(fields) < 15:
+                raise ValueError(f"{mrconso}:{line_number}: expected >= 15 fields")
+            cui, language, term_status, string_type, is_preferred = (
+                fields[0],
+                fields[1],
+                fields[2],
+                fields[4],
+                fields[6],
+            )
+            suppress = fields[16] if len(fields) > 16 else "N"
+            text = fields[14].strip()
+            if language != "ENG" or suppress not in ("", "N") or not text:
+                continue
+            if name_filter_reason(text) is not None:  # A-6: numbers, units, ...
+                continue
+            names.setdefault(cui, [])
+            if text not in names[cui]:
+                names[cui].append(text)
+            if term_status == "P" and string_type == "PF" and is_preferred == "Y":
+                preferred.setdefault(cui, text)
+    entities = []
+    for cui, strings in names.items():
+        canonical = preferred.get(cui, strings[0])
+        semantic_type = types.get(cui) or infer_type(canonical)
+        aliases = tuple(s for s in strings if s != canonical)
+        entities.append(
+            Entity(canonical=canonical, semantic_type=semantic_type, aliases=aliases, cui=cui)
+        )
+    return entities
+
+
+@lru_cache(maxsize=1)
+def shipped_known_words() -> frozenset[str]:
+    """The shipped known words (``KNOWN_WORDS``), read once; empty when the file is absent."""
+    if not KNOWN_WORDS.exists():
+        return frozenset()
+    with gzip.open(KNOWN_WORDS, "rt", encoding="utf-8") as handle:
+        return frozenset(line.strip() for line in handle if line.strip())
+
+
+# UMLS semantic types (TUI) -> our types.
+_TUI_TYPES = {
+    "T109": "drug",
+    "T121": "drug",
+    "T195": "drug",
+    "T200": "drug",
+    "T114": "drug",
+    "T127": "drug",
+    "T129": "drug",
+    "T131": "drug",
+    "T197": "drug",
+    "T116": "gene",
+    "T028": "gene",
+    "T087": "gene",
+    "T086": "gene",
+    "T126": "gene",
+    "T047": "disease",
+    "T191": "disease",
+    "T046": "disease",
+    "T048": "disease",
+    "T019": "disease",
+    "T037": "disease",
+    "T184": "disease",
+    "T044": "pathway",
+    "T043": "pathway",
+    "T045": "pathway",
+}
+
+
+def _read_mrsty(path: Path) -> dict[str, str]:
+    types: dict[str, str] = {}
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.split("|")
+            if len(fields) >= 2 and fields[1] in _TUI_TYPES:
+                types.setdefault(fields[0], _TUI_TYPES[fields[1]])
+    return types

@@ -1,0 +1,93 @@
+"""Typo tolerance of the vocabulary (A-6): a word of six or more letters that matches
+nothing is looked up by edit distance among drug names and brands (``osimertinb`` ->
+``osimertinib``); the match carries the correction (``EntityMatch.correction``).
+
+The edit distance allowed depends on word length (1 for 6-9 letters, 2 for 10 or more);
+words of the known-words list (``KNOWN_WORDS``) are never read as typos. Texts longer than
+``TYPO_MAX_CHARS`` are documents, not queries: ``Vocabulary.find`` looks up no typos in
+them unless asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+from pipeline.vocabulary_entities import Entity, EntityMatch
+
+__all__ = ["MIN_TYPO_WORD", "TYPO_MAX_CHARS", "TypoIndex", "typo_matches", "typo_targets"]
+
+#: Typo tolerance (A-6): the shortest word looked up, and the edit distance allowed by
+#: word length (1 for 6-9 letters, 2 for 10 or more).
+MIN_TYPO_WORD = 6
+_TYPO_WORD_RE = re.compile(r"(?<![^\W_])[^\W\d_]{6,}(?![^\W_])")
+#: Texts longer than this are documents, not queries: no typo look-up unless asked.
+TYPO_MAX_CHARS = 300
+
+
+class TypoIndex:
+    """Drug names and brands by (first letter, length), for the edit-distance look-up
+    (A-6). A look-up compares a word only with names of its first letter whose length is
+    within the allowed distance: a few hundred rapidfuzz comparisons."""
+
+    def __init__(self, names: dict[str, int]) -> None:
+        self._buckets: dict[tuple[str, int], tuple[list[str], list[int]]] = {}
+        for name, index in names.items():
+            bucket = self._buckets.setdefault((name[0], len(name)), ([], []))
+            bucket[0].append(name)
+            bucket[1].append(index)
+
+    def lookup(self, word: str) -> tuple[str, int] | None:
+        """``(name, entity index)`` of the one closest name within the distance allowed
+        for ``word`` (case-folded), or None (none, or two entities equally close)."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import OSA
+
+        limit = 1 if len(word) < 10 else 2
+        best: list[tuple[int, str, int]] = []
+        for length in range(len(word) - limit, len(word) + limit + 1):
+            bucket = self._buckets.get((word[0], length))
+            if bucket is None:
+                continue
+            for name, distance, position in process.extract(
+                word, bucket[0], scorer=OSA.distance, score_cutoff=limit, limit=None
+            ):
+                best.append((int(distance), name, bucket[1][position]))
+        if not best:
+            return None
+        best.sort()
+        top = [item for item in best if item[0] == best[0][0]]
+        if len({index for _, _, index in top}) > 1:
+            return None
+        return top[0][1], top[0][2]
+
+
+def typo_targets(
+    name_index: Mapping[str, int], entities: Sequence[Entity], known: frozenset[str]
+) -> dict[str, int]:
+    """The names a typo can be read as: drug names and brands (match keys, letters only,
+    five or more) that are not known words, each with its entity index."""
+    targets: dict[str, int] = {}
+    for key, index in name_index.items():
+        entity = entities[index]
+        if entity.is_drug and key.isalpha() and len(key) >= MIN_TYPO_WORD - 1 and key not in known:
+            targets.setdefault(key, index)
+    return targets
+
+
+def typo_matches(
+    text: str,
+    known: list[EntityMatch],
+    correct: Callable[[str], tuple[str, Entity] | None],
+) -> Iterator[EntityMatch]:
+    """Matches of the misspelt drug names in ``text``: each word of six or more letters
+    outside the ``known`` matches that ``correct`` reads as a drug name."""
+    spans = [(match.start, match.end) for match in known]
+    for word in _TYPO_WORD_RE.finditer(text):
+        if any(start < word.end() and word.start() < end for start, end in spans):
+            continue
+        found = correct(word.group(0))
+        if found is None:
+            continue
+        name, entity = found
+        yield EntityMatch(entity, word.start(), word.end(), word.group(0), correction=name)

@@ -18,14 +18,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pipeline.context import SearchContext, Stopwatch
 from pipeline.hybrid import sparse_score
-from pipeline.schema import Chunk, DocAgg, NodeWithScore, ScoreParts
+from pipeline.schema import (
+    Chunk,
+    DocAgg,
+    NodeWithScore,
+    QueryRouteDecision,
+    ScoreParts,
+    SearchResponse,
+    StageTrace,
+)
 from pipeline.settings import PipelineSettings, RequestSettings
 from pipeline.text import highlight
 
 __all__ = [
     "Page",
     "assemble_chunks",
+    "assemble_response",
     "candidate_pool_size",
     "doc_aggs",
     "paginate",
@@ -158,3 +168,46 @@ def doc_aggs(chunks: Sequence[Chunk]) -> list[DocAgg]:
                 document_id=chunk.document_id, document_name=chunk.document_name, count=1
             )
     return list(counts.values())
+
+
+def assemble_response(
+    context: SearchContext,
+    decision: QueryRouteDecision,
+    ordered: list[NodeWithScore],
+    trace: list[StageTrace],
+    settings: PipelineSettings,
+) -> SearchResponse:
+    """Threshold, page and chunks (R-REQ-4, R-REQ-5, A-1, A-2)."""
+    request = context.request
+    clock = Stopwatch()
+    threshold = (
+        request.similarity_threshold
+        if request.similarity_threshold is not None
+        else settings.request.similarity_threshold
+    )
+    page = paginate(ordered, request.page, context.page_size, threshold)
+    # R-REQ-5 evidence, for the returned chunks only (it orders nothing).
+    shown = [relevance(item, request.query, context.alpha) for item in page.items]
+    chunks = assemble_chunks(shown, request.query if request.highlight else None)
+    trace.append(
+        StageTrace(
+            name="assembly",
+            ms=clock.ms,
+            items_in=len(ordered),
+            items_out=len(chunks),
+            decisions=[
+                f"threshold:{threshold}",
+                f"dropped_below_threshold:{page.dropped_by_threshold}",
+            ],
+        )
+    )
+    return SearchResponse(
+        chunks=chunks,
+        doc_aggs=doc_aggs(chunks),
+        total=page.total,
+        page=request.page,
+        page_size=context.page_size,
+        intent=context.intent,
+        route=list(decision.plans),
+        trace=trace,
+    )

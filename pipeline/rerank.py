@@ -1,5 +1,7 @@
 """Tier-1 per-plan cosine rerank (SPEC.md section 6) and Tier-2 fused rerank
-(section 10, ``post_rrf_rerank``) with its rerank policy (R-T2-11)."""
+(section 10, ``post_rrf_rerank``) with its rerank policy (R-T2-11).
+
+Tier-1 lives in :mod:`pipeline.tier1`; its names are re-exported here."""
 
 from __future__ import annotations
 
@@ -9,14 +11,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent
-from pipeline.scoring import (
-    cross_drug_penalty,
-    entity_boost_score,
-    entity_match_score,
-    section_match_score,
+from pipeline.scoring import cross_drug_penalty, entity_match_score, section_match_score
+from pipeline.settings import RerankPolicy, Tier2Settings
+from pipeline.tier1 import (
+    NodeVectors,
+    cosine_rerank,
+    entity_filter,
+    tier1_encoder_for,
+    tier1_rerank,
 )
-from pipeline.settings import RerankPolicy, Tier1Settings, Tier2Settings
-from pipeline.text import contains_term, path_blob
 from pipeline.vocabulary import Vocabulary
 
 __all__ = [
@@ -34,88 +37,9 @@ __all__ = [
     "tier1_rerank",
 ]
 
-NodeVectors = Callable[[str, Sequence[NodeWithScore]], Awaitable[np.ndarray]]
-"""``(encoder_role, nodes) -> (n, d) float32`` L2-normalised document vectors."""
 
 CrossEncoderScores = Callable[[str, Sequence[NodeWithScore]], Awaitable[np.ndarray]]
 """``(query, nodes) -> (n,)`` raw cross-encoder scores, in order."""
-
-
-def tier1_encoder_for(collection: str, settings: Tier1Settings) -> str | None:
-    """The Tier-1 encoder of ``collection`` (R-T1-1); None when the collection abstains."""
-    return settings.encoders.get(collection)
-
-
-def entity_filter(
-    nodes: Sequence[NodeWithScore],
-    intent: QueryRetrievalIntent,
-    sparse_terms: Sequence[str],
-    window: int = 512,
-) -> list[NodeWithScore]:
-    """R-T1-2: when the intent requires an entity match and there are sparse terms, keep
-    nodes with ``entity_boost_score > 0`` or a term in ``text[:window]`` or the path blob;
-    the filter applies only when something survives."""
-    if not intent.require_entity_match or not sparse_terms:
-        return list(nodes)
-    kept = []
-    for item in nodes:
-        if entity_boost_score(item.node.metadata, sparse_terms) > 0:
-            kept.append(item)
-            continue
-        head = item.node.text[:window].lower()
-        blob = path_blob(item.node.metadata)
-        if any(contains_term(head, term) or contains_term(blob, term) for term in sparse_terms):
-            kept.append(item)
-    return kept if kept else list(nodes)
-
-
-async def cosine_rerank(
-    nodes: Sequence[NodeWithScore],
-    query_vector: np.ndarray,
-    encoder: str,
-    node_vectors: NodeVectors,
-) -> list[NodeWithScore]:
-    """R-T1-3: score each node by the dot product of the L2-normalised query vector
-    ((d,) float32) and its document vector, best first. ``node_vectors`` supplies the
-    document vectors (stored ones reused where valid, else texts[:2048] encoded)."""
-    if not nodes:
-        return []
-    vectors = await node_vectors(encoder, nodes)
-    scores = np.asarray(vectors, dtype=np.float32) @ np.asarray(query_vector, dtype=np.float32)
-    order = np.argsort(-scores, kind="stable")
-    return [nodes[i].model_copy(update={"score": float(scores[i])}) for i in order]
-
-
-async def tier1_rerank(
-    nodes: Sequence[NodeWithScore],
-    collection: str,
-    intent: QueryRetrievalIntent,
-    sparse_terms: Sequence[str],
-    settings: Tier1Settings,
-    query_vector: Callable[[str], Awaitable[np.ndarray]],
-    node_vectors: NodeVectors,
-    kb_names: Sequence[str] = (),
-) -> tuple[list[NodeWithScore], str]:
-    """Tier-1 rerank of one plan's list (R-T1-1..3), for a request scoped to ``kb_names``
-    (R-T1-2 runs where ``settings.entity_filter_for(kb_names)``).
-
-    Returns the list and the audit decision: ``tier1_abstain`` (collection without a
-    Tier-1 encoder: list unchanged), ``tier1_entity_filter`` (``cosine_sort`` off: the
-    R-T1-2 filter only, where it runs, the plan's fused order kept), else
-    ``tier1_cosine:<encoder>``.
-    """
-    encoder = tier1_encoder_for(collection, settings)
-    if encoder is None or not nodes:
-        return list(nodes), "tier1_abstain"
-    filtered = (
-        entity_filter(nodes, intent, sparse_terms, settings.entity_window_chars)
-        if settings.entity_filter_for(kb_names)
-        else list(nodes)
-    )
-    if not settings.cosine_sort:
-        return filtered, "tier1_entity_filter"
-    ranked = await cosine_rerank(filtered, await query_vector(encoder), encoder, node_vectors)
-    return ranked, f"tier1_cosine:{encoder}"
 
 
 def boost_terms_for_query(query: str, vocabulary: Vocabulary, related_limit: int = 6) -> list[str]:

@@ -16,18 +16,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pipeline.context import SearchContext, Stopwatch, bounded, degraded_stage
+from pipeline.context import SearchContext, Stopwatch
 from pipeline.embeddings import EmbeddingService
 from pipeline.errors import BackendUnavailable, DeadlineExceeded, InvalidRequest
 from pipeline.expansion import expand
 from pipeline.fusion import dedupe_cross_collection, inject_supplement_candidates, merge_rrf
 from pipeline.intent import detect_retrieval_intent
-from pipeline.pagination import assemble_chunks, doc_aggs, paginate, relevance
+from pipeline.pagination import assemble_response
 from pipeline.plan_recall import PlanRecall, PlanResult
 from pipeline.ports import CrossEncoder, DocumentRegistry, ImageEncoder, TextEncoder, VectorStore
-from pipeline.routing import BiomedQueryRouteClassifier
+from pipeline.routing import (
+    BiomedQueryRouteClassifier,
+    general_default_route,
+    scope_collections,
+    with_image_plans,
+)
 from pipeline.schema import (
-    CollectionQueryPlan,
     NodeWithScore,
     QueryRetrievalIntent,
     QueryRouteDecision,
@@ -37,7 +41,7 @@ from pipeline.schema import (
     StageTrace,
 )
 from pipeline.settings import PipelineSettings
-from pipeline.supplement import SupplementResult, supplement_entity_anchored_hits
+from pipeline.supplement import SupplementResult, run_supplement_stage
 from pipeline.tier2_stage import Tier2Stage
 from pipeline.vocabulary import Vocabulary, default_vocabulary
 
@@ -171,7 +175,7 @@ class Retriever:
         first_stage = self._merge(succeeded, supplement, intent, trace)[: request.top_k]
         ordered = await self.tier2.rank(context, first_stage, trace)
         self._check_deadline(deadline, "assembly")
-        return self._assemble(context, decision, ordered, trace)
+        return assemble_response(context, decision, ordered, trace, self.settings)
 
     # -- stages ---------------------------------------------------------------------------
 
@@ -209,7 +213,7 @@ class Retriever:
         """SPEC.md section 3, then the request's own limits: the general default route
         for another namespace (R-RT-1), image plans for an upload, the ``collections``
         restriction."""
-        scope_collections = await self._scope_collections(scope, trace)
+        in_scope = await scope_collections(self.ports.registry, scope, trace)
         clock = Stopwatch()
         decision = self.router.route(
             request.query,
@@ -217,15 +221,15 @@ class Retriever:
             has_image=has_image,
             route_mode=request.route_mode,
             scope=scope,
-            scope_collections=scope_collections,
+            scope_collections=in_scope,
             intent=intent,
         )
         route_decisions = []
         if decision is None:  # R-RT-1: another namespace gets the general default route
-            decision = self._general_route()
+            decision = general_default_route(self.settings)
             route_decisions.append("route_general_default")
         if has_image:
-            decision = self._with_image_plans(decision)
+            decision = with_image_plans(decision, self.settings)
         if request.collections is not None:
             wanted = set(request.collections)
             decision = QueryRouteDecision(
@@ -247,103 +251,6 @@ class Retriever:
             )
         )
         return decision
-
-    def _assemble(
-        self,
-        context: SearchContext,
-        decision: QueryRouteDecision,
-        ordered: list[NodeWithScore],
-        trace: list[StageTrace],
-    ) -> SearchResponse:
-        """Threshold, page and chunks (R-REQ-4, R-REQ-5, A-1, A-2)."""
-        request = context.request
-        clock = Stopwatch()
-        threshold = (
-            request.similarity_threshold
-            if request.similarity_threshold is not None
-            else self.settings.request.similarity_threshold
-        )
-        page = paginate(ordered, request.page, context.page_size, threshold)
-        # R-REQ-5 evidence, for the returned chunks only (it orders nothing).
-        shown = [relevance(item, request.query, context.alpha) for item in page.items]
-        chunks = assemble_chunks(shown, request.query if request.highlight else None)
-        trace.append(
-            StageTrace(
-                name="assembly",
-                ms=clock.ms,
-                items_in=len(ordered),
-                items_out=len(chunks),
-                decisions=[
-                    f"threshold:{threshold}",
-                    f"dropped_below_threshold:{page.dropped_by_threshold}",
-                ],
-            )
-        )
-        return SearchResponse(
-            chunks=chunks,
-            doc_aggs=doc_aggs(chunks),
-            total=page.total,
-            page=request.page,
-            page_size=context.page_size,
-            intent=context.intent,
-            route=list(decision.plans),
-            trace=trace,
-        )
-
-    async def _scope_collections(
-        self, scope: ScopeFilter | None, trace: list[StageTrace]
-    ) -> list[tuple[str, str]]:
-        if scope is None or self.ports.registry is None:
-            return []
-        clock = Stopwatch()
-        try:
-            pairs = await self.ports.registry.collections_for_scope(scope)
-        except (OSError, BackendUnavailable) as error:
-            trace.append(degraded_stage("scope", clock, error))
-            return []
-        trace.append(
-            StageTrace(
-                name="scope",
-                ms=clock.ms,
-                items_in=1,
-                items_out=len(pairs),
-                decisions=[f"{c}/{e}" for c, e in pairs],
-            )
-        )
-        return list(pairs)
-
-    def _general_route(self) -> QueryRouteDecision:
-        routing = self.settings.routing
-        spec = self.settings.enabled_collections().get(routing.general_text_collection)
-        if spec is None:
-            return QueryRouteDecision()
-        return QueryRouteDecision(
-            plans=(
-                CollectionQueryPlan(
-                    collection=spec.name,
-                    encoder=spec.query_encoder,
-                    top_k=routing.collection_recall_top_k,
-                ),
-            )
-        )
-
-    def _with_image_plans(self, decision: QueryRouteDecision) -> QueryRouteDecision:
-        # An uploaded image is searched image -> image in the medical image collections
-        # the profile enables (R-XM-2), beside the R-RT-8 visual plan.
-        plans = list(decision.plans)
-        routing = self.settings.routing
-        enabled = self.settings.enabled_collections()
-        for name in (routing.radiology_collection, routing.pathology_collection):
-            spec = enabled.get(name)
-            if spec is not None and all(plan.collection != name for plan in plans):
-                plans.append(
-                    CollectionQueryPlan(
-                        collection=name,
-                        encoder=spec.query_encoder,
-                        top_k=routing.collection_recall_top_k,
-                    )
-                )
-        return QueryRouteDecision(plans=tuple(plans), retrieval_hints=decision.retrieval_hints)
 
     async def _recall(
         self, context: SearchContext, decision: QueryRouteDecision, trace: list[StageTrace]
@@ -374,59 +281,17 @@ class Retriever:
     async def _run_supplement(
         self, context: SearchContext
     ) -> tuple[SupplementResult, StageTrace | None]:
-        registry = self.ports.registry
-        if registry is None:
-            return SupplementResult(), None
-        if not self.settings.stages.supplement:
-            return SupplementResult(), StageTrace(
-                name="supplement", decisions=["supplement_disabled"]
-            )
-        clock = Stopwatch()
-        if not context.intent.require_entity_match:
-            # R-INJ-1 injects only for entity intents, so the recall would be thrown away.
-            return SupplementResult(), StageTrace(
-                name="supplement", ms=clock.ms, decisions=["supplement_skipped_no_entity_intent"]
-            )
-
         async def encode_query(role: str, collection: str) -> np.ndarray:
             expanded = expand(context.query, role, self.vocabulary, context.intent)
             return await self.embeddings.query_vector(role, self.plans.dense_text(role, expanded))
 
-        try:
-            result = await bounded(
-                supplement_entity_anchored_hits(
-                    context.query,
-                    context.intent,
-                    vocabulary=self.vocabulary,
-                    registry=registry,
-                    store=self.ports.store,
-                    encode_query=encode_query,
-                    settings=self.settings,
-                    scope=context.scope,
-                    allowed_collections=context.request.collections,
-                ),
-                self.settings.budgets.supplement_ms,
-                context.deadline,
-            )
-        except (TimeoutError, BackendUnavailable, OSError, RuntimeError, ValueError) as error:
-            return SupplementResult(), StageTrace(
-                name="supplement",
-                ms=clock.ms,
-                degraded=True,
-                decisions=["supplement_failed"],
-                error=f"{type(error).__name__}: {error}",
-            )
-        return result, StageTrace(
-            name="supplement",
-            ms=clock.ms,
-            items_in=len(result.document_ids),
-            items_out=len(result.hits),
-            decisions=[
-                f"drug_terms:{','.join(result.drug_terms)}",
-                *(f"searched:{c}" for c in result.searched),
-            ],
-            degraded=bool(result.errors),
-            error="; ".join(result.errors) or None,
+        return await run_supplement_stage(
+            context,
+            registry=self.ports.registry,
+            store=self.ports.store,
+            vocabulary=self.vocabulary,
+            settings=self.settings,
+            encode_query=encode_query,
         )
 
     def _merge(

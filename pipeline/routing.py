@@ -11,17 +11,28 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from pipeline.context import Stopwatch, degraded_stage
+from pipeline.errors import BackendUnavailable
 from pipeline.intent import detect_retrieval_intent, smiles_tokens
+from pipeline.ports import DocumentRegistry
 from pipeline.schema import (
     CollectionQueryPlan,
     QueryRetrievalIntent,
     QueryRouteDecision,
     ScopeFilter,
+    StageTrace,
 )
 from pipeline.settings import PipelineSettings
 from pipeline.vocabulary import Entity, Vocabulary, default_vocabulary
 
-__all__ = ["BiomedQueryRouteClassifier", "RouteSignals", "apply_scope_aware_union"]
+__all__ = [
+    "BiomedQueryRouteClassifier",
+    "RouteSignals",
+    "apply_scope_aware_union",
+    "general_default_route",
+    "scope_collections",
+    "with_image_plans",
+]
 
 
 @dataclass(frozen=True)
@@ -227,3 +238,68 @@ def apply_scope_aware_union(
         if collection not in suppressed:
             plans.add(collection, encoder)
     return QueryRouteDecision(plans=tuple(plans.plans), retrieval_hints=decision.retrieval_hints)
+
+
+def general_default_route(settings: PipelineSettings) -> QueryRouteDecision:
+    """R-RT-1: the general text collection alone, for a query of another namespace;
+    no plans when the profile does not enable it."""
+    routing = settings.routing
+    spec = settings.enabled_collections().get(routing.general_text_collection)
+    if spec is None:
+        return QueryRouteDecision()
+    return QueryRouteDecision(
+        plans=(
+            CollectionQueryPlan(
+                collection=spec.name,
+                encoder=spec.query_encoder,
+                top_k=routing.collection_recall_top_k,
+            ),
+        )
+    )
+
+
+def with_image_plans(
+    decision: QueryRouteDecision, settings: PipelineSettings
+) -> QueryRouteDecision:
+    # An uploaded image is searched image -> image in the medical image collections
+    # the profile enables (R-XM-2), beside the R-RT-8 visual plan.
+    plans = list(decision.plans)
+    routing = settings.routing
+    enabled = settings.enabled_collections()
+    for name in (routing.radiology_collection, routing.pathology_collection):
+        spec = enabled.get(name)
+        if spec is not None and all(plan.collection != name for plan in plans):
+            plans.append(
+                CollectionQueryPlan(
+                    collection=name,
+                    encoder=spec.query_encoder,
+                    top_k=routing.collection_recall_top_k,
+                )
+            )
+    return QueryRouteDecision(plans=tuple(plans), retrieval_hints=decision.retrieval_hints)
+
+
+async def scope_collections(
+    registry: DocumentRegistry | None, scope: ScopeFilter | None, trace: list[StageTrace]
+) -> list[tuple[str, str]]:
+    """The ``(collection, encoder)`` pairs of the scope's documents from the registry
+    (R-RT-12), traced as stage ``scope``; ``[]`` without a scope or registry, or when the
+    registry fails (the stage is then marked degraded)."""
+    if scope is None or registry is None:
+        return []
+    clock = Stopwatch()
+    try:
+        pairs = await registry.collections_for_scope(scope)
+    except (OSError, BackendUnavailable) as error:
+        trace.append(degraded_stage("scope", clock, error))
+        return []
+    trace.append(
+        StageTrace(
+            name="scope",
+            ms=clock.ms,
+            items_in=1,
+            items_out=len(pairs),
+            decisions=[f"{c}/{e}" for c, e in pairs],
+        )
+    )
+    return list(pairs)

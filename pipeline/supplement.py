@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pipeline.context import SearchContext, Stopwatch, bounded
+from pipeline.errors import BackendUnavailable
 from pipeline.hybrid import sparse_score
 from pipeline.ports import DocumentRegistry, VectorStore
-from pipeline.schema import NodeWithScore, QueryRetrievalIntent, ScopeFilter
+from pipeline.schema import NodeWithScore, QueryRetrievalIntent, ScopeFilter, StageTrace
 from pipeline.scoring import entity_boost_score
 from pipeline.settings import PipelineSettings
 from pipeline.vocabulary import Vocabulary
@@ -23,6 +25,7 @@ __all__ = [
     "SupplementResult",
     "rank_supplement_hits",
     "resolve_drug_terms",
+    "run_supplement_stage",
     "supplement_collections",
     "supplement_entity_anchored_hits",
 ]
@@ -195,3 +198,64 @@ async def supplement_entity_anchored_hits(
         hits.extend(outcome)
     result.hits = rank_supplement_hits(hits, query, result.drug_terms, settings)
     return result
+
+
+async def run_supplement_stage(
+    context: SearchContext,
+    *,
+    registry: DocumentRegistry | None,
+    store: VectorStore,
+    vocabulary: Vocabulary,
+    settings: PipelineSettings,
+    encode_query: QueryEncoder,
+) -> tuple[SupplementResult, StageTrace | None]:
+    """The supplement stage of one request (SPEC.md section 1 step 5): the recall of
+    :func:`supplement_entity_anchored_hits` within ``budgets.supplement_ms`` and the
+    deadline, and its trace (None without a registry). Disabled, skipped (no entity
+    intent) and failed runs return an empty result; a failure marks the trace degraded."""
+    if registry is None:
+        return SupplementResult(), None
+    if not settings.stages.supplement:
+        return SupplementResult(), StageTrace(name="supplement", decisions=["supplement_disabled"])
+    clock = Stopwatch()
+    if not context.intent.require_entity_match:
+        # R-INJ-1 injects only for entity intents, so the recall would be thrown away.
+        return SupplementResult(), StageTrace(
+            name="supplement", ms=clock.ms, decisions=["supplement_skipped_no_entity_intent"]
+        )
+    try:
+        result = await bounded(
+            supplement_entity_anchored_hits(
+                context.query,
+                context.intent,
+                vocabulary=vocabulary,
+                registry=registry,
+                store=store,
+                encode_query=encode_query,
+                settings=settings,
+                scope=context.scope,
+                allowed_collections=context.request.collections,
+            ),
+            settings.budgets.supplement_ms,
+            context.deadline,
+        )
+    except (TimeoutError, BackendUnavailable, OSError, RuntimeError, ValueError) as error:
+        return SupplementResult(), StageTrace(
+            name="supplement",
+            ms=clock.ms,
+            degraded=True,
+            decisions=["supplement_failed"],
+            error=f"{type(error).__name__}: {error}",
+        )
+    return result, StageTrace(
+        name="supplement",
+        ms=clock.ms,
+        items_in=len(result.document_ids),
+        items_out=len(result.hits),
+        decisions=[
+            f"drug_terms:{','.join(result.drug_terms)}",
+            *(f"searched:{c}" for c in result.searched),
+        ],
+        degraded=bool(result.errors),
+        error="; ".join(result.errors) or None,
+    )

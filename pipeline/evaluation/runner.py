@@ -24,17 +24,16 @@ from pipeline.evaluation.diagnosis import (
     CorpusProbe,
     classify_miss,
 )
-from pipeline.evaluation.judging import JudgedRanking, ResultItem, grade, judge
-from pipeline.evaluation.metrics import (
-    first_relevant_rank,
-    hit_at_k,
-    ndcg_at_k,
-    recall_at_k,
-    reciprocal_rank,
-    term_coverage,
+from pipeline.evaluation.judging import ResultItem, judge
+from pipeline.evaluation.metrics import first_relevant_rank
+from pipeline.evaluation.query_scores import (
+    query_metrics,
+    recalled_places,
+    recorded_pool_size,
+    stage_ms_totals,
 )
-from pipeline.evaluation.querysets import EvalQuery, Judgement, QuerySet
-from pipeline.evaluation.recording import PoolRecording, RecordingVectorStore
+from pipeline.evaluation.querysets import EvalQuery, QuerySet
+from pipeline.evaluation.recording import RecordingVectorStore
 from pipeline.schema import SearchRequest, SearchResponse
 
 __all__ = [
@@ -154,79 +153,6 @@ class EvalRun:
         return asdict(self)
 
 
-def query_metrics(
-    query: EvalQuery,
-    ranking: JudgedRanking,
-    judgement: Judgement,
-    relevant_count: int | None,
-    mrr_k: int = 10,
-    ndcg_k: int = 10,
-) -> dict[str, float | None]:
-    """Metrics of one query (keys carry their cut-off, e.g. ``hit@5``).
-
-    ``qrels`` sets: ``hit@k``, ``recall@k`` (judged-relevant documents), ``mrr@10``,
-    ``ndcg@10``. ``name`` sets: ``hit@k`` (name and section), ``hit@k_name`` (name
-    only), ``recall@k`` (distinct relevant documents in the top k over
-    ``min(relevant_count, k)``; None when ``relevant_count`` is unknown), ``mrr@10``,
-    ``section_hit`` (queries with ``expected_section`` only) and ``term_coverage``
-    (queries with ``must_include_terms`` only).
-    """
-    k = query.k
-    gains = list(ranking.gains)
-    metrics: dict[str, float | None] = {f"hit@{k}": hit_at_k(gains, k)}
-    if judgement == "qrels":
-        metrics[f"recall@{k}"] = recall_at_k(gains, len(query.relevant_ids), k)
-        metrics[f"mrr@{mrr_k}"] = reciprocal_rank(gains, mrr_k)
-        metrics[f"ndcg@{ndcg_k}"] = ndcg_at_k(gains, query.judgements.values(), ndcg_k)
-        return metrics
-    metrics[f"hit@{k}_name"] = hit_at_k(list(ranking.name_gains), k)
-    seen: set[str] = set()
-    document_gains = []
-    for item, gain in zip(ranking.items, gains, strict=True):
-        new = gain > 0 and item.document_id not in seen
-        if new:
-            seen.add(item.document_id)
-        document_gains.append(1 if new else 0)
-    metrics[f"recall@{k}"] = (
-        recall_at_k(document_gains, relevant_count, k, capped=True)
-        if relevant_count is not None
-        else None
-    )
-    metrics[f"mrr@{mrr_k}"] = reciprocal_rank(gains, mrr_k)
-    metrics["section_hit"] = hit_at_k(gains, k) if query.expected_section else None
-    metrics["term_coverage"] = term_coverage(
-        [item.text for item in ranking.items[:k]], query.must_include_terms
-    )
-    return metrics
-
-
-def _recalled(query: EvalQuery, recording: PoolRecording, judgement: Judgement) -> list[str]:
-    places = []
-    for call, rank, item in recording.items():
-        if grade(query, item, judgement) > 0:
-            origin = "supplement" if call.scoped_to_documents else call.kind
-            places.append(f"{origin}:{call.collection}@{rank}")
-    return places
-
-
-def _stage_ms(response: SearchResponse) -> dict[str, float]:
-    totals: dict[str, float] = {}
-    for stage in response.trace:
-        name = "plans" if stage.name.startswith("plan:") else stage.name
-        # Plans run concurrently: their wall time is the slowest one, not the sum.
-        if name == "plans":
-            totals[name] = max(totals.get(name, 0.0), stage.ms)
-        else:
-            totals[name] = totals.get(name, 0.0) + stage.ms
-    return totals
-
-
-def _pool_size(recording: PoolRecording | None) -> int | None:
-    if recording is None:
-        return None
-    return len({item.chunk_id for _, _, item in recording.items()})
-
-
 async def _run_query(
     query: EvalQuery,
     target: AblationTarget,
@@ -253,15 +179,24 @@ async def _run_query(
     latency = (time.perf_counter() - started) * 1000.0
     if response is None:
         return QueryRow(
-            ablation=target.name, query_id=query.query_id, query=query.text, k=query.k,
-            metrics={}, first_relevant_rank=None, first_name_rank=None, failure="error",
-            failure_detail=error or "", latency_ms=latency, error=error,
+            ablation=target.name,
+            query_id=query.query_id,
+            query=query.text,
+            k=query.k,
+            metrics={},
+            first_relevant_rank=None,
+            first_name_rank=None,
+            failure="error",
+            failure_detail=error or "",
+            latency_ms=latency,
+            error=error,
         )
     items = [ResultItem.from_chunk(chunk) for chunk in response.chunks]
     ranking = judge(query, items, query_set.judgement)
     relevant_count = (
-        len(facts.relevant_documents) if facts is not None and facts.known
-        and facts.relevant_documents is not None else None
+        len(facts.relevant_documents)
+        if facts is not None and facts.known and facts.relevant_documents is not None
+        else None
     )
     metrics = query_metrics(
         query, ranking, query_set.judgement, relevant_count, options.mrr_k, options.ndcg_k
@@ -272,7 +207,7 @@ async def _run_query(
         hit=metrics[f"hit@{query.k}"] == 1.0,
         facts=facts,
         searched_collections=searched,
-        recalled=_recalled(query, recording, query_set.judgement) if recording else None,
+        recalled=recalled_places(query, recording, query_set.judgement) if recording else None,
     )
     top = [
         {
@@ -302,8 +237,8 @@ async def _run_query(
         route=route,
         searched_collections=sorted(searched),
         latency_ms=latency,
-        stage_ms=_stage_ms(response),
-        pool_size=_pool_size(recording),
+        stage_ms=stage_ms_totals(response),
+        pool_size=recorded_pool_size(recording),
         degraded=[stage.name for stage in response.trace if stage.degraded],
         answerable=bool(facts.relevant_documents) if facts is not None and facts.known else None,
         top=top,

@@ -21,131 +21,29 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from pipeline.errors import BackendUnavailable
 from pipeline.schema import DocumentRecord, ScopeFilter
 from pipeline.stores.migrate import MIGRATIONS_DIR, apply_migrations
+from pipeline.stores.registry_rows import (
+    checked_text,
+    collection_pairs,
+    document_row,
+    escape_like,
+    record_from_row,
+    text_list,
+)
+from pipeline.stores.registry_sql import (
+    INSERT_COLLECTION,
+    LOOKUP,
+    NAME_LOOKUP,
+    SCOPE_COLLECTIONS,
+    SCOPE_WHERE,
+    UPSERT_DOCUMENT,
+)
 
 __all__ = ["PostgresDocumentRegistry", "escape_like"]
-
-_UPSERT_DOCUMENT = """
-INSERT INTO documents AS d
-    (document_id, name, file_name, source_uri, kb_name, namespace, tags, content_hash, metadata)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (document_id) DO UPDATE SET
-    name = EXCLUDED.name, file_name = EXCLUDED.file_name, source_uri = EXCLUDED.source_uri,
-    kb_name = EXCLUDED.kb_name, namespace = EXCLUDED.namespace, tags = EXCLUDED.tags,
-    content_hash = COALESCE(NULLIF(EXCLUDED.content_hash, ''), d.content_hash),
-    metadata = d.metadata || EXCLUDED.metadata,
-    updated_at = now()
-WHERE (d.name, d.file_name, d.source_uri, d.kb_name, d.namespace, d.tags, d.content_hash,
-       d.metadata)
-   IS DISTINCT FROM
-      (EXCLUDED.name, EXCLUDED.file_name, EXCLUDED.source_uri, EXCLUDED.kb_name,
-       EXCLUDED.namespace, EXCLUDED.tags,
-       COALESCE(NULLIF(EXCLUDED.content_hash, ''), d.content_hash),
-       d.metadata || EXCLUDED.metadata)
-"""
-_INSERT_COLLECTION = """
-INSERT INTO document_collections (document_id, collection, encoder) VALUES (%s, %s, %s)
-ON CONFLICT DO NOTHING
-"""
-#: ``{matches}`` / ``{ranks}`` are built from placeholders only (one per term), so each
-#: pattern is a bound parameter: the planner folds ``ESCAPE`` into a constant and the
-#: trigram index serves every ``ILIKE`` (a join against ``unnest(patterns)`` did not).
-_NAME_LOOKUP = r"""
-SELECT d.document_id
-FROM documents AS d
-WHERE ({matches})
-  AND (%(namespace)s::text IS NULL OR d.namespace = %(namespace)s)
-  AND (%(kb_names)s::text[] IS NULL OR d.kb_name = ANY(%(kb_names)s))
-ORDER BY CASE {ranks} END, d.document_id COLLATE "C"
-LIMIT %(limit)s
-"""
-_SCOPE_WHERE = """
-    (%(ids)s::text[] IS NULL OR d.document_id = ANY(%(ids)s))
-AND (%(kb_names)s::text[] IS NULL OR d.kb_name = ANY(%(kb_names)s))
-AND (%(tags)s::text[] IS NULL OR d.tags && %(tags)s)
-"""
-# Distinct (collection, encoder) pairs by a loose index scan of the pair index (a few
-# index probes, not a pass over every row), each kept if one document in scope has it
-# (LATERAL ... LIMIT 1 stops at the first). 12.5 -> 2 ms p50 for a 4,583-document kb.
-_SCOPE_COLLECTIONS = (
-    """
-WITH RECURSIVE pairs AS (
-    (SELECT collection, encoder FROM document_collections
-     ORDER BY collection, encoder LIMIT 1)
-    UNION ALL
-    SELECT following.collection, following.encoder FROM pairs AS p, LATERAL (
-        SELECT collection, encoder FROM document_collections
-        WHERE (collection, encoder) > (p.collection, p.encoder)
-        ORDER BY collection, encoder LIMIT 1
-    ) AS following
-)
-SELECT p.collection COLLATE "C", p.encoder COLLATE "C" FROM pairs AS p, LATERAL (
-    SELECT 1 FROM document_collections AS c JOIN documents AS d USING (document_id)
-    WHERE c.collection = p.collection AND c.encoder = p.encoder AND"""
-    + _SCOPE_WHERE
-    + """    LIMIT 1
-) AS in_scope
-ORDER BY 1, 2
-"""
-)
-_LOOKUP = """
-SELECT d.document_id, d.name, d.file_name, d.source_uri, d.kb_name, d.namespace, d.tags,
-       d.content_hash, d.metadata,
-       coalesce(array_agg(c.collection ORDER BY c.collection COLLATE "C", c.encoder COLLATE "C")
-                FILTER (WHERE c.collection IS NOT NULL), '{}'),
-       coalesce(array_agg(c.encoder ORDER BY c.collection COLLATE "C", c.encoder COLLATE "C")
-                FILTER (WHERE c.collection IS NOT NULL), '{}')
-FROM documents AS d LEFT JOIN document_collections AS c USING (document_id)
-WHERE d.document_id = ANY(%s)
-GROUP BY d.document_id
-"""
-
-
-def escape_like(term: str) -> str:
-    """Escape ``\\``, ``%`` and ``_`` so that ``term`` matches literally in a LIKE / ILIKE
-    pattern with ``ESCAPE '\\'`` (R-SUP-2: ``50%`` must not match ``500``)."""
-    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _text(value: str, what: str) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"{what} must be a string, got {type(value).__name__}")
-    if "\x00" in value:
-        raise ValueError(f"{what} contains a NUL character")
-    return value
-
-
-def _text_list(values: Sequence[str] | None, what: str) -> list[str] | None:
-    """Validated, de-duplicated list; None (no restriction) when empty."""
-    if not values:
-        return None
-    return list(dict.fromkeys(_text(value, what) for value in values))
-
-
-def _pairs(record: DocumentRecord) -> list[tuple[str, str]]:
-    collections, encoders = record.collections, record.encoders
-    if not collections and not encoders:
-        return []
-    if len(collections) == len(encoders):
-        pairs = list(zip(collections, encoders, strict=True))
-    elif len(encoders) == 1 and collections:
-        pairs = [(collection, encoders[0]) for collection in collections]
-    else:
-        raise ValueError(
-            f"document {record.document_id!r}: {len(collections)} collections and "
-            f"{len(encoders)} encoders (need equal counts or one encoder)"
-        )
-    for collection, encoder in pairs:
-        if not collection or not encoder:
-            raise ValueError(f"document {record.document_id!r}: empty collection or encoder")
-        _text(collection, "collection")
-        _text(encoder, "encoder")
-    return pairs
 
 
 class PostgresDocumentRegistry:
@@ -295,25 +193,12 @@ class PostgresDocumentRegistry:
                 ("content_hash", record.content_hash),
                 *(("tag", tag) for tag in record.tags),
             ):
-                _text(value, what)
+                checked_text(value, what)
             latest[record.document_id] = record
-            pairs.setdefault(record.document_id, {}).update(dict.fromkeys(_pairs(record)))
+            pairs.setdefault(record.document_id, {}).update(dict.fromkeys(collection_pairs(record)))
         if not latest:
             return 0
-        document_rows = [
-            (
-                record.document_id,
-                record.name,
-                record.file_name,
-                record.source_uri,
-                record.kb_name,
-                record.namespace,
-                list(record.tags),
-                record.content_hash,
-                Jsonb(record.metadata),
-            )
-            for record in latest.values()
-        ]
+        document_rows = [document_row(record) for record in latest.values()]
         collection_rows = [
             (document_id, collection, encoder)
             for document_id, document_pairs in pairs.items()
@@ -324,14 +209,14 @@ class PostgresDocumentRegistry:
             connection.transaction(),
             connection.cursor() as cursor,
         ):
-            await cursor.executemany(_UPSERT_DOCUMENT, document_rows)
+            await cursor.executemany(UPSERT_DOCUMENT, document_rows)
             if collection_rows:
-                await cursor.executemany(_INSERT_COLLECTION, collection_rows)
+                await cursor.executemany(INSERT_COLLECTION, collection_rows)
         return len(latest)
 
     async def delete_documents(self, document_ids: Sequence[str]) -> int:
         """Delete documents (and their collection pairs); return how many existed."""
-        ids = _text_list(document_ids, "document id")
+        ids = text_list(document_ids, "document id")
         if not ids:
             return 0
         async with self._connection() as connection:
@@ -367,16 +252,16 @@ class PostgresDocumentRegistry:
             ValueError: a NUL character in a value, ``limit`` < 1.
             BackendUnavailable: the server does not answer.
         """
-        cleaned = [_text(term, "term").strip() for term in terms]
+        cleaned = [checked_text(term, "term").strip() for term in terms]
         patterns = [f"%{escape_like(term)}%" for term in dict.fromkeys(cleaned) if term]
         if not patterns:
             return []
         if limit is not None and limit < 1:
             raise ValueError(f"limit must be >= 1, got {limit}")
-        kb_names = _text_list([kb_name] if isinstance(kb_name, str) else kb_name, "kb name")
+        kb_names = text_list([kb_name] if isinstance(kb_name, str) else kb_name, "kb name")
         parameters: dict[str, Any] = {
             "kb_names": kb_names,
-            "namespace": None if namespace is None else _text(namespace, "namespace"),
+            "namespace": None if namespace is None else checked_text(namespace, "namespace"),
             "limit": limit,
         }
         matches, ranks = [], []
@@ -387,7 +272,7 @@ class PostgresDocumentRegistry:
             )
             matches.append(condition)
             ranks.append(sql.SQL("WHEN {} THEN {}").format(condition, sql.Literal(position)))
-        query = sql.SQL(_NAME_LOOKUP).format(
+        query = sql.SQL(NAME_LOOKUP).format(
             matches=sql.SQL(" OR ").join(matches), ranks=sql.SQL(" ").join(ranks)
         )
         async with self._connection() as connection:
@@ -396,35 +281,20 @@ class PostgresDocumentRegistry:
 
     async def lookup_documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]:
         """Registry rows of ``document_ids`` (missing ids are absent from the result)."""
-        ids = _text_list(document_ids, "document id")
+        ids = text_list(document_ids, "document id")
         if not ids:
             return {}
         async with self._connection() as connection:
-            cursor = await connection.execute(_LOOKUP, (ids,))
+            cursor = await connection.execute(LOOKUP, (ids,))
             rows = await cursor.fetchall()
-        return {
-            row[0]: DocumentRecord(
-                document_id=row[0],
-                name=row[1],
-                file_name=row[2],
-                source_uri=row[3],
-                kb_name=row[4],
-                namespace=row[5],
-                tags=tuple(row[6]),
-                content_hash=row[7],
-                metadata=dict(row[8] or {}),
-                collections=tuple(row[9]),
-                encoders=tuple(row[10]),
-            )
-            for row in rows
-        }
+        return {row[0]: record_from_row(row) for row in rows}
 
     @staticmethod
     def _scope_parameters(scope: ScopeFilter) -> dict[str, list[str] | None]:
         return {
-            "ids": _text_list(scope.document_ids, "document id"),
-            "kb_names": _text_list(scope.kb_names, "kb name"),
-            "tags": _text_list(scope.tags, "tag"),
+            "ids": text_list(scope.document_ids, "document id"),
+            "kb_names": text_list(scope.kb_names, "kb name"),
+            "tags": text_list(scope.tags, "tag"),
         }
 
     async def collections_for_scope(self, scope: ScopeFilter) -> list[tuple[str, str]]:
@@ -435,7 +305,7 @@ class PostgresDocumentRegistry:
         if scope.is_empty:
             return []
         async with self._connection() as connection:
-            cursor = await connection.execute(_SCOPE_COLLECTIONS, self._scope_parameters(scope))
+            cursor = await connection.execute(SCOPE_COLLECTIONS, self._scope_parameters(scope))
             return [(row[0], row[1]) for row in await cursor.fetchall()]
 
     async def document_ids_for_scope(self, scope: ScopeFilter) -> list[str]:
@@ -445,7 +315,7 @@ class PostgresDocumentRegistry:
             return []
         query = (
             "SELECT d.document_id FROM documents AS d WHERE"
-            + _SCOPE_WHERE
+            + SCOPE_WHERE
             + 'ORDER BY d.document_id COLLATE "C"'
         )
         async with self._connection() as connection:
@@ -454,7 +324,7 @@ class PostgresDocumentRegistry:
 
     async def content_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
         """``content_hash`` of each registered document among ``document_ids``."""
-        ids = _text_list(document_ids, "document id")
+        ids = text_list(document_ids, "document id")
         if not ids:
             return {}
         async with self._connection() as connection:
@@ -471,7 +341,8 @@ class PostgresDocumentRegistry:
                 cursor = await connection.execute("SELECT count(*) FROM documents")
             else:
                 cursor = await connection.execute(
-                    "SELECT count(*) FROM documents WHERE kb_name = %s", (_text(kb_name, "kb"),)
+                    "SELECT count(*) FROM documents WHERE kb_name = %s",
+                    (checked_text(kb_name, "kb"),),
                 )
             row = await cursor.fetchone()
         return int(row[0]) if row else 0

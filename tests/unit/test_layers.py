@@ -86,3 +86,14 @@ def test_pipeline_and_models_start_no_process():
                 if any(name.split(".")[0] in spawning for name in names):
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
+
+
+def test_service_modules_stay_small():
+    # The house issue: one job per module; a file over 400 lines is a sign of two jobs.
+    offenders = [
+        f"{path.relative_to(ROOT)}: {lines} lines"
+        for folder in ("pipeline", "models", "deployments")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 400
+    ]
+    assert offenders == []

@@ -1,17 +1,18 @@
-"""What every stage of one search reads (the request context, R-INT-7), a stopwatch and
-the one helper that bounds a stage by its budget and the request deadline."""
+"""What every stage of one search reads (the request context, R-INT-7), the one helper
+that times a stage and writes its trace entry (:class:`Stage`), and the one that bounds a
+stage by its budget and the request deadline (:func:`bounded`)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pipeline.schema import QueryRetrievalIntent, ScopeFilter, SearchRequest, StageTrace
 
-__all__ = ["SearchContext", "Stopwatch", "bounded", "degraded_stage"]
+__all__ = ["SearchContext", "Stage", "Stopwatch", "bounded"]
 
 T = TypeVar("T")
 
@@ -58,8 +59,56 @@ async def bounded(awaitable: Awaitable[T], budget_ms: float, deadline: float) ->
     return await asyncio.wait_for(awaitable, timeout)
 
 
-def degraded_stage(name: str, clock: Stopwatch, error: BaseException) -> StageTrace:
-    """The trace entry of a stage that failed and was skipped: its time and the error."""
-    return StageTrace(
-        name=name, ms=clock.ms, degraded=True, error=f"{type(error).__name__}: {error}"
-    )
+class Stage:
+    """One stage of a search being timed from construction; :meth:`done` and
+    :meth:`failed` write its ``StageTrace`` (the response trace entry: ms, items in /
+    out, audit decisions, degradation, detail). Every stage of the pipeline records
+    itself through this class.
+
+    Args:
+        name: the trace name (``intent``, ``plan:biomed_text``, ``tier2``, ...).
+        items_in: items the stage received.
+        detail: stage-specific numbers, written into the trace as they are at the end
+            (the stage may fill it while it runs).
+    """
+
+    def __init__(self, name: str, items_in: int = 0, detail: dict[str, Any] | None = None):
+        self.name = name
+        self.items_in = items_in
+        self.detail: dict[str, Any] = {} if detail is None else detail
+        self.clock = Stopwatch()
+
+    def done(
+        self,
+        items_out: int = 0,
+        decisions: Iterable[str] = (),
+        *,
+        items_in: int | None = None,
+        degraded: bool = False,
+        error: str | None = None,
+    ) -> StageTrace:
+        """The trace entry of a stage that ran (``degraded`` when it ran only in part)."""
+        return StageTrace(
+            name=self.name,
+            ms=self.clock.ms,
+            items_in=self.items_in if items_in is None else items_in,
+            items_out=items_out,
+            decisions=list(decisions),
+            degraded=degraded,
+            error=error,
+            detail=self.detail,
+        )
+
+    def failed(self, error: BaseException | str, *decisions: str) -> StageTrace:
+        """The trace entry of a stage that failed and was skipped: its time, the error
+        (``Type: message`` for an exception) and the fallback ``decisions``."""
+        message = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+        return StageTrace(
+            name=self.name,
+            ms=self.clock.ms,
+            items_in=self.items_in,
+            decisions=list(decisions),
+            degraded=True,
+            error=message,
+            detail=self.detail,
+        )

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.context import SearchContext, Stopwatch
+from pipeline.context import SearchContext, Stage
 from pipeline.hybrid import sparse_score
 from pipeline.schema import (
     Chunk,
@@ -179,7 +179,7 @@ def assemble_response(
 ) -> SearchResponse:
     """Threshold, page and chunks (R-REQ-4, R-REQ-5, A-1, A-2)."""
     request = context.request
-    clock = Stopwatch()
+    stage = Stage("assembly", items_in=len(ordered))
     threshold = (
         request.similarity_threshold
         if request.similarity_threshold is not None
@@ -189,18 +189,8 @@ def assemble_response(
     # R-REQ-5 evidence, for the returned chunks only (it orders nothing).
     shown = [relevance(item, request.query, context.alpha) for item in page.items]
     chunks = assemble_chunks(shown, request.query if request.highlight else None)
-    trace.append(
-        StageTrace(
-            name="assembly",
-            ms=clock.ms,
-            items_in=len(ordered),
-            items_out=len(chunks),
-            decisions=[
-                f"threshold:{threshold}",
-                f"dropped_below_threshold:{page.dropped_by_threshold}",
-            ],
-        )
-    )
+    dropped = f"dropped_below_threshold:{page.dropped_by_threshold}"
+    trace.append(stage.done(len(chunks), [f"threshold:{threshold}", dropped]))
     return SearchResponse(
         chunks=chunks,
         doc_aggs=doc_aggs(chunks),

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.context import SearchContext, Stopwatch, bounded
+from pipeline.context import SearchContext, Stage, Stopwatch, bounded
 from pipeline.embeddings import EmbeddingService, chemical_query_text, is_smiles_role
 from pipeline.errors import BackendUnavailable, InvalidInput
 from pipeline.expansion import expand
@@ -98,19 +98,11 @@ class PlanRecall:
 
     async def run(self, context: SearchContext, plan: CollectionQueryPlan) -> PlanResult:
         """The plan's hits, best first, within ``budgets.plan_ms``; failures degrade."""
-        clock = Stopwatch()
         detail: dict[str, Any] = {"encoder": plan.encoder}
+        stage = Stage(f"plan:{plan.collection}", detail=detail)
 
-        def failed(decision: str, error: str) -> PlanResult:
-            trace = StageTrace(
-                name=f"plan:{plan.collection}",
-                ms=clock.ms,
-                decisions=[decision],
-                degraded=True,
-                error=error,
-                detail=detail,
-            )
-            return PlanResult(plan, [], trace, ok=False)
+        def failed(decision: str, error: Exception | str) -> PlanResult:
+            return PlanResult(plan, [], stage.failed(error, decision), ok=False)
 
         try:
             hits = await bounded(
@@ -124,16 +116,11 @@ class PlanRecall:
             return failed("plan_timeout", f"over budget ({self.settings.budgets.plan_ms} ms)")
         except (BackendUnavailable, InvalidInput, OSError, RuntimeError, ValueError) as error:
             logger.warning("plan %s/%s failed: %s", plan.collection, plan.encoder, error)
-            return failed("plan_failed", f"{type(error).__name__}: {error}")
-        trace = StageTrace(
-            name=f"plan:{plan.collection}",
-            ms=clock.ms,
-            items_in=plan.top_k,
-            items_out=len(hits),
-            decisions=detail.pop("decisions", []),
-            detail=detail,
+            return failed("plan_failed", error)
+        decisions = detail.pop("decisions", [])
+        return PlanResult(
+            plan, hits, stage.done(len(hits), decisions, items_in=plan.top_k), ok=True
         )
-        return PlanResult(plan, hits, trace, ok=True)
 
     def dense_text(self, role: str, expanded: ExpandedQuery) -> str:
         """What ``role`` embeds for the query: SMILES for a SMILES encoder, else the

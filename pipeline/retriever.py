@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pipeline.context import SearchContext, Stopwatch
+from pipeline.context import SearchContext, Stage
 from pipeline.embeddings import EmbeddingService
 from pipeline.errors import BackendUnavailable, DeadlineExceeded, InvalidRequest
 from pipeline.expansion import expand
@@ -181,25 +181,15 @@ class Retriever:
 
     def _intent(self, query: str, trace: list[StageTrace]) -> QueryRetrievalIntent:
         """SPEC.md section 2, once per request (R-INT-7); typo corrections in the trace."""
-        clock = Stopwatch()
+        stage = Stage("intent", items_in=1)
         intent = detect_retrieval_intent(
             query,
             self.vocabulary,
             self.settings.routing.chemical_collection,
             self.settings.routing.extended_section_cues,
         )
-        trace.append(
-            StageTrace(
-                name="intent",
-                ms=clock.ms,
-                items_in=1,
-                items_out=1,
-                decisions=[
-                    f"workflow:{intent.workflow}",
-                    *(f"corrected:{correction}" for correction in intent.corrections),
-                ],
-            )
-        )
+        corrections = (f"corrected:{correction}" for correction in intent.corrections)
+        trace.append(stage.done(1, [f"workflow:{intent.workflow}", *corrections]))
         return intent
 
     async def _route(
@@ -214,7 +204,7 @@ class Retriever:
         for another namespace (R-RT-1), image plans for an upload, the ``collections``
         restriction."""
         in_scope = await scope_collections(self.ports.registry, scope, trace)
-        clock = Stopwatch()
+        stage = Stage("routing", items_in=1)
         decision = self.router.route(
             request.query,
             plugin_namespace=request.namespace,
@@ -237,19 +227,9 @@ class Retriever:
                 retrieval_hints=decision.retrieval_hints,
             )
             route_decisions.append(f"restricted_to:{','.join(sorted(wanted))}")
-        trace.append(
-            StageTrace(
-                name="routing",
-                ms=clock.ms,
-                items_in=1,
-                items_out=len(decision.plans),
-                decisions=[
-                    *route_decisions,
-                    *(f"{p.collection}/{p.encoder}" for p in decision.plans),
-                ],
-                detail={"hints": decision.retrieval_hints},
-            )
-        )
+        stage.detail["hints"] = decision.retrieval_hints
+        plans = (f"{p.collection}/{p.encoder}" for p in decision.plans)
+        trace.append(stage.done(len(decision.plans), [*route_decisions, *plans]))
         return decision
 
     async def _recall(
@@ -301,49 +281,24 @@ class Retriever:
         intent: QueryRetrievalIntent,
         trace: list[StageTrace],
     ) -> list[NodeWithScore]:
-        clock = Stopwatch()
         lists = [result.hits for result in succeeded]
+        stage = Stage("rrf", items_in=sum(len(h) for h in lists))
         merged = merge_rrf(lists, self.settings.rrf.k)  # R-RRF-1..4, R-RRF-6
         decisions = [f"rrf_k:{self.settings.rrf.k}", f"lists:{sum(1 for h in lists if h)}"]
         if len(succeeded) > 1:  # R-RRF-5
             before = len(merged)
             merged = dedupe_cross_collection(merged)
             decisions.append(f"rrf_dedupe:{before - len(merged)}")
-        trace.append(
-            StageTrace(
-                name="rrf",
-                ms=clock.ms,
-                items_in=sum(len(h) for h in lists),
-                items_out=len(merged),
-                decisions=decisions,
-            )
-        )
-        clock = Stopwatch()
+        trace.append(stage.done(len(merged), decisions))
+        stage = Stage("injection", items_in=len(merged))
         settings = self.settings.supplement
         if intent.require_entity_match and supplement.hits:  # R-INJ-1
             injected = inject_supplement_candidates(
                 merged, supplement.hits, settings.inject_min_new, settings.inject_boost
             )
-            count = len(injected) - len(merged)
-            trace.append(
-                StageTrace(
-                    name="injection",
-                    ms=clock.ms,
-                    items_in=len(merged),
-                    items_out=len(injected),
-                    decisions=[f"injected:{count}"],
-                )
-            )
+            trace.append(stage.done(len(injected), [f"injected:{len(injected) - len(merged)}"]))
             return injected
-        trace.append(
-            StageTrace(
-                name="injection",
-                ms=clock.ms,
-                items_in=len(merged),
-                items_out=len(merged),
-                decisions=["injection_skipped"],
-            )
-        )
+        trace.append(stage.done(len(merged), ["injection_skipped"]))
         return merged
 
     @staticmethod

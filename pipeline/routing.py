@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pipeline.context import Stopwatch, degraded_stage
+from pipeline.context import Stage
 from pipeline.errors import BackendUnavailable
 from pipeline.intent import detect_retrieval_intent, smiles_tokens
 from pipeline.ports import DocumentRegistry
@@ -287,19 +287,11 @@ async def scope_collections(
     registry fails (the stage is then marked degraded)."""
     if scope is None or registry is None:
         return []
-    clock = Stopwatch()
+    stage = Stage("scope", items_in=1)
     try:
         pairs = await registry.collections_for_scope(scope)
     except (OSError, BackendUnavailable) as error:
-        trace.append(degraded_stage("scope", clock, error))
+        trace.append(stage.failed(error))
         return []
-    trace.append(
-        StageTrace(
-            name="scope",
-            ms=clock.ms,
-            items_in=1,
-            items_out=len(pairs),
-            decisions=[f"{c}/{e}" for c, e in pairs],
-        )
-    )
+    trace.append(stage.done(len(pairs), [f"{c}/{e}" for c, e in pairs]))
     return list(pairs)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pipeline.context import SearchContext, Stopwatch, bounded
+from pipeline.context import SearchContext, Stage, bounded
 from pipeline.errors import BackendUnavailable
 from pipeline.hybrid import sparse_score
 from pipeline.ports import DocumentRegistry, VectorStore
@@ -215,14 +215,12 @@ async def run_supplement_stage(
     intent) and failed runs return an empty result; a failure marks the trace degraded."""
     if registry is None:
         return SupplementResult(), None
+    stage = Stage("supplement")
     if not settings.stages.supplement:
-        return SupplementResult(), StageTrace(name="supplement", decisions=["supplement_disabled"])
-    clock = Stopwatch()
+        return SupplementResult(), stage.done(decisions=["supplement_disabled"])
     if not context.intent.require_entity_match:
         # R-INJ-1 injects only for entity intents, so the recall would be thrown away.
-        return SupplementResult(), StageTrace(
-            name="supplement", ms=clock.ms, decisions=["supplement_skipped_no_entity_intent"]
-        )
+        return SupplementResult(), stage.done(decisions=["supplement_skipped_no_entity_intent"])
     try:
         result = await bounded(
             supplement_entity_anchored_hits(
@@ -240,22 +238,12 @@ async def run_supplement_stage(
             context.deadline,
         )
     except (TimeoutError, BackendUnavailable, OSError, RuntimeError, ValueError) as error:
-        return SupplementResult(), StageTrace(
-            name="supplement",
-            ms=clock.ms,
-            degraded=True,
-            decisions=["supplement_failed"],
-            error=f"{type(error).__name__}: {error}",
-        )
-    return result, StageTrace(
-        name="supplement",
-        ms=clock.ms,
+        return SupplementResult(), stage.failed(error, "supplement_failed")
+    searched = (f"searched:{c}" for c in result.searched)
+    return result, stage.done(
+        len(result.hits),
+        [f"drug_terms:{','.join(result.drug_terms)}", *searched],
         items_in=len(result.document_ids),
-        items_out=len(result.hits),
-        decisions=[
-            f"drug_terms:{','.join(result.drug_terms)}",
-            *(f"searched:{c}" for c in result.searched),
-        ],
         degraded=bool(result.errors),
         error="; ".join(result.errors) or None,
     )

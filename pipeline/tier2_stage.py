@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import numpy as np
 
-from pipeline.context import SearchContext, Stopwatch, bounded, degraded_stage
+from pipeline.context import SearchContext, Stage, bounded
 from pipeline.embeddings import EmbeddingService, chemical_query_text
 from pipeline.errors import BackendUnavailable
 from pipeline.intent import smiles_tokens
@@ -121,19 +121,11 @@ class Tier2Stage:
         ``score_parts["similarity"]`` in [0, 1], non-increasing (A-2)."""
         settings = self.settings
         request = context.request
-        clock = Stopwatch()
+        stage = Stage("tier2", items_in=len(first_stage))
         if not settings.stages.tier2 or not request.rerank:
             outcome = await self._first_stage_order(context, first_stage)
             reason = "tier2_disabled" if not settings.stages.tier2 else "rerank_off"
-            trace.append(
-                StageTrace(
-                    name="tier2",
-                    ms=clock.ms,
-                    items_in=len(first_stage),
-                    items_out=len(outcome.nodes),
-                    decisions=[reason],
-                )
-            )
+            trace.append(stage.done(len(outcome.nodes), [reason]))
             return outcome.nodes
         window_size = rerank_window(context.page_size, request.top_k, settings)
         window = first_stage[:window_size]
@@ -163,16 +155,14 @@ class Tier2Stage:
                 error=f"over budget ({settings.budgets.rerank_ms} ms)",
             )
         trace.append(
-            StageTrace(
-                name="tier2",
-                ms=clock.ms,
-                items_in=len(window),
-                items_out=len(outcome.nodes),
-                decisions=[
+            stage.done(
+                len(outcome.nodes),
+                [
                     *outcome.decisions,
                     f"window:{window_size}",
                     f"scorer:{settings.tier2.scorer.value}",
                 ],
+                items_in=len(window),
                 degraded=outcome.degraded,
                 error=outcome.error,
             )
@@ -312,11 +302,11 @@ class Tier2Stage:
         )
         if self.registry is None or not missing:
             return nodes
-        clock = Stopwatch()
+        stage = Stage("backfill", items_in=len(missing))
         try:
             records = await self.registry.lookup_documents(missing)
         except (OSError, BackendUnavailable, RuntimeError) as error:
-            trace.append(degraded_stage("backfill", clock, error))
+            trace.append(stage.failed(error))
             return nodes
         filled = []
         for item in nodes:
@@ -329,7 +319,5 @@ class Tier2Stage:
             metadata["document_name"] = metadata.get("document_name") or record.name
             node = item.node.model_copy(update={"metadata": metadata})
             filled.append(item.model_copy(update={"node": node}))
-        trace.append(
-            StageTrace(name="backfill", ms=clock.ms, items_in=len(missing), items_out=len(records))
-        )
+        trace.append(stage.done(len(records)))
         return filled

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -19,6 +21,12 @@ from pipeline.settings import PipelineSettings
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["EmbeddingService", "chemical_query_text", "is_smiles_role"]
+
+# The query vectors of the search running in this task and the tasks it starts (asyncio
+# copies the context into each): (role, text) -> its encoding. None outside a search.
+_REQUEST_VECTORS: ContextVar[dict[tuple[str, str], asyncio.Future[np.ndarray]] | None] = ContextVar(
+    "request_query_vectors", default=None
+)
 
 
 def chemical_query_text(query: str, vocabulary: Vocabulary) -> str:
@@ -82,9 +90,13 @@ class EmbeddingService:
         does not cancel it for the others.
         """
         key = (role, text)
+        in_request = _REQUEST_VECTORS.get()
         task = self._cache.get(key)
+        if task is None and in_request is not None:
+            task = in_request.get(key)
         if task is not None and not (task.done() and task.exception() is not None):
-            self._cache.move_to_end(key)
+            if key in self._cache:
+                self._cache.move_to_end(key)
             self.cache_hits += 1
         else:
             self.cache_misses += 1
@@ -93,7 +105,21 @@ class EmbeddingService:
                 self._cache[key] = task
                 while len(self._cache) > self.settings.query_cache_size:
                     self._cache.popitem(last=False)
+        if in_request is not None:
+            in_request[key] = task
         return await asyncio.shield(task)
+
+    @staticmethod
+    @contextmanager
+    def request_scope() -> Iterator[None]:
+        """Within it (one search, and the tasks it starts), each distinct (role, text) is
+        encoded at most once, whatever ``query_cache_size`` is (0 turns the cache off,
+        not this)."""
+        token = _REQUEST_VECTORS.set({})
+        try:
+            yield
+        finally:
+            _REQUEST_VECTORS.reset(token)
 
     async def _encode_one(self, role: str, text: str) -> np.ndarray:
         # A failed task stays cached only until the next call for its key replaces it.

@@ -171,9 +171,10 @@ class Retriever:
             image=image,
             deadline=deadline,
         )
-        succeeded, supplement = await self._recall(context, decision, trace)
-        first_stage = self._merge(succeeded, supplement, intent, trace)[: request.top_k]
-        ordered = await self.tier2.rank(context, first_stage, trace)
+        with self.embeddings.request_scope():  # each query text encoded once per role
+            succeeded, supplement = await self._recall(context, decision, trace)
+            first_stage = self._merge(succeeded, supplement, intent, trace)[: request.top_k]
+            ordered = await self.tier2.rank(context, first_stage, trace)
         self._check_deadline(deadline, "assembly")
         return assemble_response(context, decision, ordered, trace, self.settings)
 

@@ -2,6 +2,7 @@
 real stores, models and Ray Serve are exercised in tests/integration)."""
 
 import asyncio
+from collections import Counter
 
 import pytest
 
@@ -243,6 +244,30 @@ async def test_query_embeddings_are_cached(stores, vocabulary):
     misses = retriever.embeddings.cache_misses
     await retriever.search(SearchRequest(query="olaparib dose"))
     assert retriever.embeddings.cache_misses == misses
+
+
+class TextCountingEncoder(HashingTextEncoder):
+    """Counts how often each text is encoded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: Counter[str] = Counter()
+
+    async def encode(self, texts, titles=None):
+        self.texts.update(texts)
+        return await super().encode(texts, titles)
+
+
+@pytest.mark.parametrize("cache_size", [0, 1024])
+async def test_each_query_text_is_encoded_once_per_request_and_role(stores, vocabulary, cache_size):
+    # the biomed_text plan, the chemical plan (R-RT-5) and the supplement all embed
+    # "Lynparza nausea"; without the cache they used to encode it once each
+    encoders = {role: TextCountingEncoder() for role in ("pubmedbert", "molformer")}
+    retriever = make_retriever(stores, vocabulary, encoders=encoders, query_cache_size=cache_size)
+    await retriever.search(SearchRequest(query="Lynparza nausea"))
+    for role, encoder in encoders.items():
+        assert encoder.texts, role
+        assert max(encoder.texts.values()) == 1, (role, encoder.texts)
 
 
 async def test_supplement_injects_entity_anchored_hits(stores, vocabulary):

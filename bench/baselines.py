@@ -58,7 +58,7 @@ from bench.queries import (
     load_smiles,
 )
 from bench.tables import targets, write_outputs
-from deployments.config import config_from_data, load_config_data
+from deployments.config import AppConfig, load_config
 from deployments.stores import EmbeddedServers, StoreEndpoints
 
 __all__ = [
@@ -136,9 +136,10 @@ class BaselineReport:
     notes: list[str] = field(default_factory=list)
 
 
-def _config_data(settings: BaselineSettings, overrides: dict[str, Any] | None = None
-                 ) -> dict[str, Any]:
-    return load_config_data(settings.profile, settings.config, settings.data_dir, overrides)
+def _config(settings: BaselineSettings, overrides: dict[str, Any] | None = None
+            ) -> AppConfig:
+    """The validated configuration of ``settings`` with ``overrides`` merged over it."""
+    return load_config(settings.profile, settings.config, settings.data_dir, overrides)
 
 
 # -- 1. in-process ------------------------------------------------------------------------
@@ -151,7 +152,7 @@ async def _in_process_levels(settings: BaselineSettings, endpoints: StoreEndpoin
     from pipeline.errors import BiomedSearchError
     from pipeline.schema import SearchRequest
 
-    config = config_from_data(_config_data(settings))
+    config = _config(settings)
     parallel = config.pipeline.parallel_plans
     principal = Principal(name="bench", kb_ids=None)
     mix = QueryMix.from_paths(settings.query_sets, settings.seed, unique=True, offset=1)
@@ -212,7 +213,7 @@ def run_infinity(settings: BaselineSettings) -> dict[str, Any]:
     if settings.infinity_python is None:
         return {"skipped": "no --infinity-python given"}
     texts = _minilm_texts(settings, settings.encoder_calls)
-    batch = config_from_data(_config_data(settings)).serve.encoder.max_batch_size
+    batch = _config(settings).serve.encoder.max_batch_size
     try:
         with infinity_server(settings.infinity_python, default_minilm_path(),
                              settings.infinity_port, batch_size=batch) as server:
@@ -247,7 +248,7 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
         overrides = {"models": {"cpu_threads": threads}} if threads else None
         label = f"cpu_threads={threads}" if threads else "profile options"
         served = ServedSettings(
-            config_data=_config_data(settings, overrides),
+            config=_config(settings, overrides),
             queries=tuple(texts),
             smiles=tuple(load_smiles(settings.smiles, settings.encoder_calls)),
             passages=tuple(load_passages(settings.passages, settings.scorer_calls * 32 * len(
@@ -278,17 +279,14 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
 # -- 5. the service -----------------------------------------------------------------------
 
 
-def _deploy_service(config_data: dict[str, Any], endpoints: StoreEndpoints, url: str,
+def _deploy_service(config: AppConfig, endpoints: StoreEndpoints, url: str,
                     route_prefix: str) -> None:
     from ray import serve
 
     from deployments.app import build_application
     from deployments.serve_cli import wait_ready
 
-    application = build_application(config_data, {
-        "milvus_uri": endpoints.milvus_uri, "postgres_dsn": endpoints.postgres_dsn,
-        "milvus_token": endpoints.milvus_token,
-    })
+    application = build_application(config, endpoints)
     serve.run(application, name="bench-service", route_prefix=route_prefix, blocking=False)
     wait_ready(url, timeout_s=600)
 
@@ -311,17 +309,17 @@ def run_service_variants(settings: BaselineSettings, endpoints: StoreEndpoints,
     url = serve_url.rstrip("/") + settings.route_prefix.rstrip("/")
     try:
         for name, overrides, concurrencies, rates in variants:
-            data = _config_data(settings, overrides)
+            config = _config(settings, overrides)
             # a fresh application per variant: every variant starts with cold caches
             # (the ingress's query embeddings, the scorer's document embeddings)
             serve.delete("bench-service")
-            _deploy_service(data, endpoints, url, settings.route_prefix)
+            _deploy_service(config, endpoints, url, settings.route_prefix)
             load = LoadSettings(
                 url=url, concurrencies=concurrencies, rates=rates, requests=settings.requests,
                 duration_s=settings.duration_s, warmup=settings.warmup,
                 query_sets=settings.query_sets, seed=settings.seed,
                 stage_concurrencies=settings.compare_concurrencies,
-                parallel_plans=config_from_data(data).pipeline.parallel_plans,
+                parallel_plans=config.pipeline.parallel_plans,
                 label=name.replace(" ", "-"), out_dir=settings.out_dir, plot=False,
             )
             _progress(f"service: {name}", None)
@@ -474,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Start the embedded stores of ``--data-dir``, run the steps, write the outputs,
     stop everything started."""
     settings = _arguments(argv)
-    config = config_from_data(_config_data(settings))
+    config = _config(settings)
     servers = EmbeddedServers(config)
     endpoints = servers.start()
     try:

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -46,6 +46,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from bench import REPOSITORY
 from models.loader import load_cross_encoder, load_encoder
 from models.specs import ModelProfile
+
+if TYPE_CHECKING:
+    from deployments.config import AppConfig
 
 __all__ = [
     "BenchSettings",
@@ -219,11 +222,11 @@ def format_table(rows: Sequence[ThroughputRow]) -> str:
 
 @dataclass(frozen=True)
 class ServedSettings:
-    """The served comparison: the merged config mapping (``load_config_data``), the
+    """The served comparison: the validated configuration (``load_config``), the
     inputs (query texts, SMILES, passages for the scorer), caller concurrencies, calls
     per level (scorer calls carry ``pairs`` passages each) and a time bound per level."""
 
-    config_data: dict[str, Any]
+    config: AppConfig
     queries: tuple[str, ...]
     smiles: tuple[str, ...]
     passages: tuple[str, ...]
@@ -310,8 +313,8 @@ def in_process_limit(models: Any, kind: str, work: Sequence[Any], batch_items: i
     return items_in(work), time.perf_counter() - start
 
 
-def _served_threads(config_data: dict[str, Any], num_cpus: float) -> str:
-    threads = (config_data.get("models") or {}).get("cpu_threads")
+def _served_threads(config: AppConfig, num_cpus: float) -> str:
+    threads = config.models.cpu_threads
     if threads:
         return f"models.cpu_threads={threads}"
     return f"Ray default OMP_NUM_THREADS={max(1, math.floor(num_cpus))}"
@@ -358,11 +361,9 @@ def served_comparison(
     from ray import serve
 
     from bench.served import deploy_model_apps, model_groups
-    from deployments.config import config_from_data
-    from deployments.model_replica import load_roles
+    from deployments.roles import load_shared
 
-    config = config_from_data(dict(settings.config_data))
-    models_config = dict(settings.config_data.get("models") or {})
+    config = settings.config
     limits: dict[str, tuple[float, int, int]] = {}
     plans: dict[str, tuple[str, bool]] = {}
     for name, roles in model_groups(config).items():
@@ -370,13 +371,13 @@ def served_comparison(
         smiles = config.models.spec(roles[0]).modality.value == "smiles"
         work = _work(kind, roles, settings, smiles)
         deployment = config.serve.cross_encoder if kind == "cross-encoder" else config.serve.encoder
-        loaded = load_roles(models_config, list(roles))
+        loaded = load_shared(config.models, list(roles))
         models = loaded[roles[0]] if kind == "cross-encoder" else loaded
         items, seconds = in_process_limit(models, kind, work, deployment.max_batch_size)
         limits[name] = (items / seconds, deployment.max_batch_size, int(deployment.num_cpus * 100))
         plans[name] = (kind, smiles)
         del loaded, models
-    apps = deploy_model_apps(settings.config_data, prefix="bench-encoders")
+    apps = deploy_model_apps(config, prefix="bench-encoders")
     rows: list[ServedRow] = []
     try:
         for name, app in apps.items():
@@ -392,7 +393,7 @@ def served_comparison(
                     concurrency=concurrency, served_rate=result.rate, limit_rate=limit_rate,
                     items=result.items, failures=result.failures, limit_batch=limit_batch,
                     limit_threads=torch.get_num_threads(),
-                    served_threads=_served_threads(settings.config_data, cpu_hundredths / 100),
+                    served_threads=_served_threads(config, cpu_hundredths / 100),
                     mean_batch_items=float(batches.get("mean_items", 0.0)),
                 ))
                 print(format_served_table(rows[-1:], header=False), flush=True)
@@ -429,17 +430,17 @@ def _passages_needed(scorer_calls: int, pairs: int, concurrencies: Sequence[int]
 
 def _served_settings(args: argparse.Namespace) -> ServedSettings:
     from bench.queries import QueryMix, load_passages, load_smiles
-    from deployments.config import load_config_data
+    from deployments.config import load_config
 
     overrides: dict[str, Any] = {}
     if args.served_threads is not None:
         overrides = {"models": {"cpu_threads": args.served_threads}}
-    config_data = load_config_data(str(args.profile), args.config, data_dir=args.data_dir,
-                                   overrides=overrides)
+    config = load_config(str(args.profile), args.config, data_dir=args.data_dir,
+                         overrides=overrides)
     calls = 24 if args.quick else args.served_calls
     mix = QueryMix.from_paths(args.queries, seed=0, unique=False)
     return ServedSettings(
-        config_data=config_data,
+        config=config,
         queries=tuple(mix.take(calls)),
         smiles=tuple(load_smiles(args.smiles, calls)),
         passages=tuple(load_passages(args.texts, _passages_needed(

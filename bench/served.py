@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from ray import serve
@@ -24,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from deployments.app import deployment_options
-from deployments.config import AppConfig, config_from_data
+from deployments.config import AppConfig
 from deployments.cross_encoder import CrossEncoderDeployment
 from deployments.encoder import EncoderDeployment
 from deployments.roles import model_deployments
@@ -83,25 +82,24 @@ def model_groups(config: AppConfig) -> dict[str, tuple[str, ...]]:
 
 
 def deploy_model_apps(
-    config_data: Mapping[str, Any], prefix: str = "bench-model", timeout_s: float = 600.0
+    config: AppConfig, prefix: str = "bench-model", timeout_s: float = 600.0
 ) -> dict[str, ModelApp]:
-    """Deploy every text model deployment of the profile as its own application
-    (``<prefix>-<deployment>``, no HTTP route) with the profile's Serve options; wait
-    until each is running. Deployment name -> ``ModelApp``."""
-    config = config_from_data(dict(config_data))
-    models_config = dict(config_data.get("models") or {})
+    """Deploy every text model deployment of the validated ``config`` as its own
+    application (``<prefix>-<deployment>``, no HTTP route) with its Serve options, bound
+    to ``config.models`` as ``build_application`` binds them; wait until each is running.
+    Deployment name -> ``ModelApp``."""
     apps: dict[str, ModelApp] = {}
     for name, roles in model_groups(config).items():
         app_name = f"{prefix}-{name}".lower()
         if name == "CrossEncoder":
             bound = CrossEncoderDeployment.options(
                 name=name, **deployment_options(config.serve.cross_encoder)
-            ).bind(models_config, roles[0])
+            ).bind(config.models, roles[0])
             kind = "cross-encoder"
         else:
             bound = EncoderDeployment.options(
                 name=name, **deployment_options(config.serve.encoder)
-            ).bind(models_config, list(roles))
+            ).bind(config.models, list(roles))
             kind = "encoder"
         serve.run(bound, name=app_name, route_prefix=None, blocking=False)
         apps[name] = ModelApp(app_name, name, roles, kind)

@@ -106,11 +106,9 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from deployments.config import load_config_data
     from deployments.serve_cli import serve
 
-    data = load_config_data(args.profile, args.config, data_dir=args.data_dir)
-    return serve(data, host=args.host, port=args.port, demo=not args.no_demo)
+    return serve(_load(args), host=args.host, port=args.port, demo=not args.no_demo)
 
 
 def _query(args: argparse.Namespace) -> int:

@@ -5,6 +5,10 @@ One ``EncoderDeployment`` per distinct query-side model (roles that share weight
 deployment), one ``CrossEncoderDeployment``, one ``ImageEncoderDeployment`` per enabled
 image model, and the ``SearchIngress``; each model deployment takes its Ray options
 (CPU/GPU share, replicas, autoscaling) and batch settings from ``serve`` in the profile.
+
+The configuration is parsed once, at the edge (``build_app`` here, the CLI, the bench
+scripts); the application receives the typed ``AppConfig``: the model replicas get its
+``models`` (a ``ModelProfile``) and their roles, the ingress the whole ``AppConfig``.
 """
 
 from __future__ import annotations
@@ -15,13 +19,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from ray.serve import Application
 
-from deployments.config import DeploymentSettings, config_from_data, load_config_data
+from deployments.config import AppConfig, DeploymentSettings, config_from_data, load_config_data
 from deployments.cross_encoder import CrossEncoderDeployment
 from deployments.encoder import EncoderDeployment
 from deployments.image_encoder import ImageEncoderDeployment
 from deployments.ingress import SearchIngress
 from deployments.roles import CROSS_ENCODER_ROLE, model_deployments
-from deployments.stores import EmbeddedServers
+from deployments.stores import EmbeddedServers, StoreEndpoints
 
 __all__ = ["AppArgs", "build_app", "build_application", "deployment_options"]
 
@@ -58,17 +62,21 @@ def deployment_options(settings: DeploymentSettings) -> dict[str, Any]:
 
 
 def build_application(
-    config_data: Mapping[str, Any],
-    endpoints: Mapping[str, str],
+    config: AppConfig,
+    endpoints: StoreEndpoints,
     overrides: Mapping[str, Any] | None = None,
 ) -> Application:
-    """The application for a validated config and store endpoints.
+    """The application for a parsed configuration and the stores' endpoints.
 
-    ``overrides`` replaces a model deployment by name (``"cross-encoder"`` or
-    ``"Encoder-<role>"``) with another bound deployment, e.g. a failing one in a test.
+    Args:
+        config: the validated configuration (``load_config`` / ``config_from_data``);
+            each model deployment is bound to ``config.models`` and its roles, the
+            ingress to ``config`` itself (nothing is parsed again in the replicas).
+        endpoints: where Milvus and PostgreSQL answer.
+        overrides: replaces a model deployment by name (``"cross-encoder"`` or
+            ``"Encoder-<role>"``) with another bound deployment, e.g. a failing one in a
+            test.
     """
-    config = config_from_data(dict(config_data))
-    models_config = dict(config_data.get("models") or {})
     serve = config.serve
     overrides = dict(overrides or {})
     encoders, images, cross = {}, {}, None
@@ -78,34 +86,36 @@ def build_application(
         if deployment.kind == "encoder":
             bound = overrides.get(name) or EncoderDeployment.options(
                 name=name, **deployment_options(serve.encoder)
-            ).bind(models_config, list(roles))
+            ).bind(config.models, list(roles))
             encoders[name] = (bound, dims)
         elif deployment.kind == "image_encoder":
             bound = overrides.get(name) or ImageEncoderDeployment.options(
                 name=name, **deployment_options(serve.image_encoder)
-            ).bind(models_config, list(roles))
+            ).bind(config.models, list(roles))
             images[name] = (bound, dims)
         else:
             cross = overrides.get("cross-encoder") or CrossEncoderDeployment.options(
                 name=name, **deployment_options(serve.cross_encoder)
-            ).bind(models_config, CROSS_ENCODER_ROLE)
+            ).bind(config.models, CROSS_ENCODER_ROLE)
     return SearchIngress.options(
         num_replicas=serve.ingress_replicas,
         max_ongoing_requests=serve.ingress_max_ongoing_requests,
         max_queued_requests=serve.ingress_max_queued_requests,
         backpressure_config={"status_code": 503, "retry_after_s": serve.retry_after_s},
         ray_actor_options={"num_cpus": 0.25},
-    ).bind(dict(config_data), dict(endpoints), encoders, cross, images)
+    ).bind(config, endpoints, encoders, cross, images)
 
 
 def build_app(args: dict[str, str]) -> Application:
     """Ray Serve app builder (``serve run deployments.app:build_app profile=default``).
 
-    Store endpoints come from ``milvus_uri`` / ``postgres_dsn`` (args or profile);
-    without them the embedded servers under ``data_dir`` are started or reused.
+    The edge of a Serve config file: the configuration is read, merged with the
+    ``milvus_uri`` / ``postgres_dsn`` arguments and validated here, once. Store endpoints
+    come from those arguments or the profile; without them the embedded servers under
+    ``data_dir`` are started or reused.
 
     Raises:
-        pydantic.ValidationError: an unknown argument.
+        pydantic.ValidationError: an unknown argument or an invalid configuration value.
         FileNotFoundError: unknown profile.
     """
     parsed = AppArgs.model_validate(args or {})
@@ -116,13 +126,7 @@ def build_app(args: dict[str, str]) -> Application:
     if parsed.postgres_dsn:
         stores["postgres_dsn"] = parsed.postgres_dsn
     data["stores"] = stores
+    config = config_from_data(data)
     # build_app may run in a short-lived Ray worker: the Lite server must outlive it
-    endpoints = EmbeddedServers(config_from_data(data), stop_at_exit=False).start()
-    return build_application(
-        data,
-        {
-            "milvus_uri": endpoints.milvus_uri,
-            "postgres_dsn": endpoints.postgres_dsn,
-            "milvus_token": endpoints.milvus_token,
-        },
-    )
+    endpoints = EmbeddedServers(config, stop_at_exit=False).start()
+    return build_application(config, endpoints)

@@ -133,7 +133,9 @@ def load_config_data(
 ) -> dict[str, Any]:
     """The merged, unvalidated configuration mapping: profile ``profile`` (a name under
     ``configs/profiles/`` or a YAML path), then ``config_path``, then ``overrides``.
-    Plain data, so it can travel to Ray replicas on other nodes.
+    Edges that must change it before validation (``deployments.app.build_app`` applies
+    its store arguments) validate it once with :func:`config_from_data` and hand the
+    ``AppConfig`` on; nothing downstream takes the mapping.
 
     Raises:
         FileNotFoundError: the profile or config file does not exist (the message lists
@@ -159,7 +161,9 @@ def load_config_data(
 
 
 def config_from_data(data: dict[str, Any]) -> AppConfig:
-    """Validate a mapping from :func:`load_config_data`.
+    """Validate a mapping from :func:`load_config_data`; a relative
+    ``models.onnx_cache_dir`` becomes ``<data_dir>/onnx`` (replicas may run in another
+    working directory).
 
     Raises:
         ValueError: a value is invalid (pydantic names the field).

@@ -12,7 +12,9 @@ import numpy as np
 from ray import serve
 
 from deployments.batching import BatchStats, ScoreRequest, items_in, score_batch
-from deployments.model_replica import BatchSettings, gather_split, load_roles
+from deployments.model_replica import BatchSettings, gather_split
+from deployments.roles import load_shared
+from models.specs import ModelProfile
 
 __all__ = ["CrossEncoderDeployment"]
 
@@ -22,13 +24,14 @@ class CrossEncoderDeployment:
     """Serves ``score(query, texts, titles=None) -> (n,) float32``.
 
     Args:
-        models_config: the profile's ``models:`` mapping.
+        models: the parsed model profile (``AppConfig.models``: paths already resolved,
+            e.g. ``onnx_cache_dir`` absolute under the data directory).
         role: the cross-encoder role (default ``medcpt-rerank``).
     """
 
-    def __init__(self, models_config: dict[str, Any], role: str = "medcpt-rerank") -> None:
+    def __init__(self, models: ModelProfile, role: str = "medcpt-rerank") -> None:
         self.role = role
-        self.model = load_roles(models_config, [role])[role]
+        self.model = load_shared(models, [role])[role]
         self.batch = BatchSettings(max_batch_size=256)
         self.stats = BatchStats()
 

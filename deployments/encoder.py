@@ -1,5 +1,6 @@
 """``EncoderDeployment``: one Ray Serve deployment class for every embedding role (text and
-SMILES); which model it loads comes from its bound arguments. Dynamic batching with
+SMILES); which model it loads comes from its bound arguments (the parsed ``ModelProfile``
+and its roles). Dynamic batching with
 ``@serve.batch`` across concurrent callers, counted in texts, tunable at run time."""
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import numpy as np
 from ray import serve
 
 from deployments.batching import BatchStats, EncodeRequest, encode_batch, items_in
-from deployments.model_replica import BatchSettings, gather_split, load_roles
+from deployments.model_replica import BatchSettings, gather_split
+from deployments.roles import load_shared
+from models.specs import ModelProfile
 
 __all__ = ["EncoderDeployment"]
 
@@ -22,12 +25,13 @@ class EncoderDeployment:
     """Serves ``encode(role, texts, titles=None) -> (n, d) float32`` for its roles.
 
     Args:
-        models_config: the profile's ``models:`` mapping.
+        models: the parsed model profile (``AppConfig.models``: paths already resolved,
+            e.g. ``onnx_cache_dir`` absolute under the data directory).
         roles: the roles this deployment serves (they share one model).
     """
 
-    def __init__(self, models_config: dict[str, Any], roles: Sequence[str]) -> None:
-        self.models = load_roles(models_config, roles)
+    def __init__(self, models: ModelProfile, roles: Sequence[str]) -> None:
+        self.models = load_shared(models, roles)
         self.roles = list(roles)
         self.batch = BatchSettings()
         self.stats = BatchStats()

@@ -12,7 +12,9 @@ import numpy as np
 from ray import serve
 
 from deployments.batching import BatchStats, ImageRequest, items_in
-from deployments.model_replica import BatchSettings, load_roles
+from deployments.model_replica import BatchSettings
+from deployments.roles import load_shared
+from models.specs import ModelProfile
 
 __all__ = ["ImageEncoderDeployment", "encode_image_batch"]
 
@@ -33,10 +35,16 @@ def encode_image_batch(
 
 @serve.deployment(name="ImageEncoderDeployment", max_ongoing_requests=16)
 class ImageEncoderDeployment:
-    """Serves ``encode_images(role, images)`` and ``encode_texts(role, texts)``."""
+    """Serves ``encode_images(role, images)`` and ``encode_texts(role, texts)``.
 
-    def __init__(self, models_config: dict[str, Any], roles: Sequence[str]) -> None:
-        self.models = load_roles(models_config, roles)
+    Args:
+        models: the parsed model profile (``AppConfig.models``: paths already resolved,
+            e.g. ``onnx_cache_dir`` absolute under the data directory).
+        roles: the image roles this deployment serves (they share one model).
+    """
+
+    def __init__(self, models: ModelProfile, roles: Sequence[str]) -> None:
+        self.models = load_shared(models, roles)
         self.roles = list(roles)
         self.batch = BatchSettings(max_batch_size=16)
         self.stats = BatchStats()

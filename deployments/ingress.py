@@ -1,6 +1,7 @@
 """``SearchIngress``: the FastAPI app of ``deployments/api.py`` served by Ray Serve. It
-receives the model deployments' handles in its constructor and builds the
-``SearchService`` with handle-backed ports; the retrieval logic lives in ``pipeline``."""
+receives the parsed configuration, the store endpoints and the model deployments'
+handles in its constructor and builds the ``SearchService`` with handle-backed ports; the
+retrieval logic lives in ``pipeline``."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ray import serve
 from ray.serve.handle import DeploymentHandle
 
 from deployments.api import create_app
-from deployments.config import config_from_data
+from deployments.config import AppConfig
 from deployments.handles import (
     HandleCrossEncoder,
     HandleImageEncoder,
@@ -29,8 +30,8 @@ class SearchIngress:
     """The HTTP entry point.
 
     Args:
-        config_data: merged configuration mapping (``load_config_data``).
-        endpoints: ``{"milvus_uri", "postgres_dsn", "milvus_token"}``.
+        config: the validated configuration (parsed once by the app builder's caller).
+        endpoints: where Milvus and PostgreSQL answer.
         encoders: deployment name -> (handle, {role: dimension}).
         cross_encoder: the cross-encoder handle, or None.
         image_encoders: deployment name -> (handle, {role: dimension}).
@@ -38,13 +39,12 @@ class SearchIngress:
 
     def __init__(
         self,
-        config_data: dict[str, Any],
-        endpoints: dict[str, str],
+        config: AppConfig,
+        endpoints: StoreEndpoints,
         encoders: dict[str, tuple[DeploymentHandle, dict[str, int]]],
         cross_encoder: DeploymentHandle | None = None,
         image_encoders: dict[str, tuple[DeploymentHandle, dict[str, int]]] | None = None,
     ) -> None:
-        config = config_from_data(config_data)
         text_ports: dict[str, HandleTextEncoder] = {}
         image_ports: dict[str, HandleImageEncoder] = {}
         checks: dict[str, Any] = {}
@@ -71,7 +71,7 @@ class SearchIngress:
             health_checks=checks,
             stats_sources=stats,
         )
-        self.service = SearchService(config, StoreEndpoints(**endpoints), models)
+        self.service = SearchService(config, endpoints, models)
 
     def __serve_build_asgi_app__(self) -> Any:
         """Build the FastAPI app in the replica (nothing pickled) and attach the service."""

@@ -1,6 +1,7 @@
-"""What every model deployment replica shares: loading its roles from the profile,
-splitting large calls to fit ``max_batch_size``, and the run-time batch settings
-(``reconfigure(user_config)``)."""
+"""What every model deployment replica shares: splitting large calls to fit
+``max_batch_size`` and the run-time batch settings (``reconfigure(user_config)``).
+Replicas load their roles with ``deployments.roles.load_shared`` from the parsed
+``ModelProfile`` they are bound to."""
 
 from __future__ import annotations
 
@@ -8,10 +9,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from deployments.roles import load_shared
-from models.specs import ModelProfile
-
-__all__ = ["BatchSettings", "gather_split", "load_roles"]
+__all__ = ["BatchSettings", "gather_split"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -37,15 +35,6 @@ class BatchSettings:
         if size < 1 or wait < 0:
             raise ValueError("max_batch_size must be >= 1 and batch_wait_timeout_s >= 0")
         self.max_batch_size, self.batch_wait_timeout_s = size, wait
-
-
-def load_roles(models_config: dict[str, Any], roles: Sequence[str]) -> dict[str, Any]:
-    """Load ``roles`` from the ``models:`` mapping; identical specs share one model.
-
-    Raises:
-        models.errors.ModelNotAvailableError: weights missing (names model and remedy).
-    """
-    return load_shared(ModelProfile.from_mapping(models_config), roles)
 
 
 async def gather_split(

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from deployments.config import DEMO_DIR, AppConfig, config_from_data
+from deployments.config import DEMO_DIR, AppConfig
 from deployments.stores import EmbeddedServers, StoreEndpoints, open_stores
 
 __all__ = ["DEMO_KB", "demo_sources", "ensure_demo_corpus", "serve", "start_ray_serve"]
@@ -52,13 +52,15 @@ async def ensure_demo_corpus(config: AppConfig, endpoints: StoreEndpoints) -> di
 
 
 def start_ray_serve(
-    config_data: dict[str, Any],
+    config: AppConfig,
     endpoints: StoreEndpoints,
     host: str,
     port: int,
     overrides: dict[str, Any] | None = None,
 ) -> None:
-    """Start a local Ray instance and Serve on ``host:port`` and deploy the application."""
+    """Start a local Ray instance and Serve on ``host:port`` and deploy the application
+    of ``config`` (validated) over the stores at ``endpoints``; ``overrides`` as in
+    ``deployments.app.build_application``."""
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray
@@ -71,15 +73,7 @@ def start_ray_serve(
             address="local", include_dashboard=False, log_to_driver=False, configure_logging=False
         )
     serve.start(http_options={"host": host, "port": port})
-    application = build_application(
-        config_data,
-        {
-            "milvus_uri": endpoints.milvus_uri,
-            "postgres_dsn": endpoints.postgres_dsn,
-            "milvus_token": endpoints.milvus_token,
-        },
-        overrides,
-    )
+    application = build_application(config, endpoints, overrides)
     serve.run(application, name="biomed-search", route_prefix="/", blocking=False)
 
 
@@ -104,13 +98,11 @@ def wait_ready(url: str, timeout_s: float = 600.0) -> dict[str, Any]:
 
 
 def serve(
-    config_data: dict[str, Any], host: str | None = None, port: int | None = None, demo: bool = True
+    config: AppConfig, host: str | None = None, port: int | None = None, demo: bool = True
 ) -> int:
-    """Run until Ctrl-C. ``config_data`` is the merged mapping of ``load_config_data``.
-    Returns the exit status."""
+    """Run until Ctrl-C. ``config`` is the validated configuration (``load_config``);
+    ``host`` / ``port`` default to ``config.serve``. Returns the exit status."""
     started = time.perf_counter()
-    config = config_from_data(config_data)
-    data = config_data
     host = host or config.serve.host
     port = port or config.serve.port
     servers = EmbeddedServers(config)
@@ -125,7 +117,7 @@ def serve(
                     f"{sum(report['chunks_written'].values())} chunks",
                     flush=True,
                 )
-        start_ray_serve(data, endpoints, host, port)
+        start_ray_serve(config, endpoints, host, port)
         url = f"http://{host}:{port}"
         wait_ready(url)
         print(

@@ -14,7 +14,7 @@ import pytest
 from bench import baselines, encoders, load
 from bench.infinity import DEFAULT_INFINITY_PYTHON
 from bench.tables import markdown, targets, write_outputs
-from deployments.config import config_from_data, load_config_data
+from deployments.config import load_config
 from deployments.ingest import document_roles, run_ingest
 from deployments.local import load_local_models
 from deployments.serve_cli import wait_ready
@@ -55,7 +55,7 @@ def smoke_config(data_dir) -> Path:
 @pytest.fixture(scope="module")
 def corpus(endpoints, data_dir, smoke_config):
     """Two products and three compounds of the demo corpus, ingested once."""
-    config = config_from_data(load_config_data("default", smoke_config, data_dir))
+    config = load_config("default", smoke_config, data_dir)
 
     async def ingest():
         models = load_local_models(config.models, document_roles(config))
@@ -81,11 +81,9 @@ def smoke_app(serve_cluster, endpoints, data_dir, smoke_config, corpus):
 
     from deployments.app import build_application
 
-    data = load_config_data("default", smoke_config, data_dir)
+    config = load_config("default", smoke_config, data_dir)
     serve.run(
-        build_application(
-            data, {"milvus_uri": endpoints.milvus_uri, "postgres_dsn": endpoints.postgres_dsn}
-        ),
+        build_application(config, endpoints),
         name="bench-smoke",
         route_prefix="/bench-smoke",
     )

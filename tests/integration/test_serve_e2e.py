@@ -8,7 +8,7 @@ import asyncio
 import httpx
 import pytest
 
-from deployments.config import config_from_data, load_config_data
+from deployments.config import load_config
 from deployments.serve_cli import wait_ready
 from deployments.stores import StoreEndpoints
 from tests.support.faulty import FailingCrossEncoder, StoppedEncoder
@@ -48,8 +48,8 @@ def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
 
 
 @pytest.fixture(scope="module")
-def config_data(tmp_path_factory):
-    return load_config_data(
+def config(tmp_path_factory):
+    return load_config(
         "default",
         data_dir=tmp_path_factory.mktemp("e2e"),
         overrides={
@@ -71,26 +71,24 @@ def config_data(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def corpus(config_data, endpoints):
+def corpus(config, endpoints):
     """A slice of the demo corpus, ingested once with the in-process runner."""
-    config = config_from_data(config_data)
     report = asyncio.run(ingest_slice(config, endpoints, "demo"))
     assert report.documents_written > 0 and not report.failures
     return report
 
 
 @pytest.fixture(scope="module")
-def apps(serve_cluster, config_data, endpoints, corpus):
+def apps(serve_cluster, config, endpoints, corpus):
     """The real application at ``/`` and one with injected faults at ``/faulty``."""
     from ray import serve
 
     from deployments.app import build_application
 
-    endpoint_args = {"milvus_uri": endpoints.milvus_uri, "postgres_dsn": endpoints.postgres_dsn}
-    serve.run(build_application(config_data, endpoint_args), name="main", route_prefix="/")
+    serve.run(build_application(config, endpoints), name="main", route_prefix="/")
     faulty = build_application(
-        config_data,
-        endpoint_args,
+        config,
+        endpoints,
         overrides={
             "cross-encoder": FailingCrossEncoder.bind(),
             "Encoder-molformer": StoppedEncoder.bind(),

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from ray import serve
 
-from deployments.config import config_from_data, load_config_data
+from deployments.config import load_config
 from deployments.serve_cli import wait_ready
 from deployments.stores import StoreEndpoints
 from tests.support.slices import ingest_slice
@@ -43,15 +43,15 @@ class SlowEncoder:
         return {"batches": 0}
 
 
-def endpoint_args(milvus_server, dsn: str) -> dict[str, str]:
-    return {"milvus_uri": milvus_server.uri, "postgres_dsn": dsn}
+def store_endpoints(milvus_server, dsn: str) -> StoreEndpoints:
+    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=dsn)
 
 
 @pytest.fixture(scope="module")
 def overload_app(serve_cluster, milvus_server, module_dsn, tmp_path_factory):
     from deployments.app import build_application
 
-    data = load_config_data(
+    config = load_config(
         "default",
         data_dir=tmp_path_factory.mktemp("overload"),
         overrides={
@@ -61,8 +61,8 @@ def overload_app(serve_cluster, milvus_server, module_dsn, tmp_path_factory):
         },
     )
     application = build_application(
-        data,
-        endpoint_args(milvus_server, module_dsn),
+        config,
+        store_endpoints(milvus_server, module_dsn),
         {"Encoder-pubmedbert": SlowEncoder.bind(384), "Encoder-molformer": SlowEncoder.bind(256)},
     )
     serve.run(application, name="overload", route_prefix="/overload")
@@ -76,7 +76,7 @@ def overload_app(serve_cluster, milvus_server, module_dsn, tmp_path_factory):
 def faults_app(serve_cluster, milvus_server, module_dsn, tmp_path_factory):
     from deployments.app import build_application
 
-    data = load_config_data(
+    config = load_config(
         "default",
         data_dir=tmp_path_factory.mktemp("faults"),
         overrides={
@@ -86,10 +86,10 @@ def faults_app(serve_cluster, milvus_server, module_dsn, tmp_path_factory):
             "serve": {"encoder": {"num_cpus": 0.5}, "cross_encoder": {"num_cpus": 0.5}},
         },
     )
-    endpoints = StoreEndpoints(milvus_server.uri, module_dsn)
+    endpoints = store_endpoints(milvus_server, module_dsn)
     report = asyncio.run(
         ingest_slice(
-            config_from_data(data),
+            config,
             endpoints,
             "faults",
             products=("tagrisso", "lynparza"),
@@ -98,7 +98,7 @@ def faults_app(serve_cluster, milvus_server, module_dsn, tmp_path_factory):
     )
     assert report.documents_written > 0
     serve.run(
-        build_application(data, endpoint_args(milvus_server, module_dsn)),
+        build_application(config, endpoints),
         name="faults",
         route_prefix="/faults",
     )

@@ -22,7 +22,7 @@ CONFIGS = REPO / "configs"
 CLUSTER = CONFIGS / "cluster"
 MANIFEST = CLUSTER / "rayservice.yaml"
 PLAN_FILES = sorted((CLUSTER / "plans").glob("*.yaml"))
-STORE_ENDPOINTS = {"milvus_uri": "http://milvus.test:19530", "postgres_dsn": "postgresql://t"}
+STORE_URIS = {"milvus_uri": "http://milvus.test:19530", "postgres_dsn": "postgresql://t"}
 MODEL_PREFIXES = ("Encoder-", "ImageEncoder-", "CrossEncoder")
 
 
@@ -61,11 +61,12 @@ def _built_names(profile: str, config: str | None) -> frozenset[str]:
     from ray.serve._private.build_app import build_app
 
     from deployments.app import build_application
-    from deployments.config import load_config_data
+    from deployments.config import load_config
+    from deployments.stores import StoreEndpoints
 
     config_path = str(REPO / config) if config else None
-    data = load_config_data(profile, config_path, data_dir="/tmp/biomed-search-config-test")
-    built = build_app(build_application(data, STORE_ENDPOINTS), name="check")
+    parsed = load_config(profile, config_path, data_dir="/tmp/biomed-search-config-test")
+    built = build_app(build_application(parsed, StoreEndpoints(**STORE_URIS)), name="check")
     return frozenset(deployment.name for deployment in built.deployments)
 
 

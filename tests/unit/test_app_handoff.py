@@ -1,0 +1,132 @@
+"""The configuration is parsed once, at the edge: ``build_application`` binds every model
+deployment to the parsed ``ModelProfile`` (``AppConfig.models``) and the ingress to the
+``AppConfig`` and ``StoreEndpoints`` themselves, and the replicas use what they receive
+without parsing again, so paths ``config_from_data`` resolves (a relative
+``models.onnx_cache_dir`` made absolute under the data directory) reach the replicas.
+Builds the application graph only; no Ray cluster is started."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.unit
+
+REPO = Path(__file__).resolve().parents[2]
+MODEL_PREFIXES = ("Encoder-", "ImageEncoder-", "CrossEncoder")
+
+
+@pytest.fixture
+def config(tmp_path: Path):
+    """Production with the image models (every model deployment kind) and a relative
+    ONNX cache directory, parsed once."""
+    from deployments.config import load_config
+
+    return load_config(
+        "production",
+        REPO / "configs/cluster/images.yaml",
+        data_dir=tmp_path,
+        overrides={"models": {"onnx_cache_dir": "relative/onnx"}},
+    )
+
+
+@pytest.fixture
+def endpoints():
+    from deployments.stores import StoreEndpoints
+
+    return StoreEndpoints(milvus_uri="http://milvus.test:19530", postgres_dsn="postgresql://t")
+
+
+def _built(config, endpoints) -> dict[str, Any]:
+    """Deployment name -> built deployment (its class and bound init args)."""
+    from ray.serve._private.build_app import build_app
+
+    from deployments.app import build_application
+
+    built = build_app(build_application(config, endpoints), name="handoff")
+    return {deployment.name: deployment for deployment in built.deployments}
+
+
+def _user_class(deployment) -> type:
+    """The class the project wrote (``@serve.ingress`` wraps it in a subclass that takes
+    its name and module, with an async ``__init__``)."""
+    cls = deployment.func_or_class
+    return next(
+        c
+        for c in cls.__mro__
+        if c.__module__.startswith("deployments.")
+        and "__init__" in vars(c)
+        and not inspect.iscoroutinefunction(vars(c)["__init__"])
+    )
+
+
+def test_replicas_and_ingress_are_bound_to_the_parsed_config(config, endpoints) -> None:
+    from deployments.config import AppConfig
+    from deployments.stores import StoreEndpoints
+    from models.specs import ModelProfile
+
+    deployments = _built(config, endpoints)
+    models = {name: d for name, d in deployments.items() if name.startswith(MODEL_PREFIXES)}
+    assert {name.split("-")[0] for name in models} == {"Encoder", "ImageEncoder", "CrossEncoder"}
+    for name, deployment in models.items():
+        profile = deployment.init_args[0]
+        assert isinstance(profile, ModelProfile), (name, type(profile))
+        assert profile == config.models, name
+    ingress = deployments["SearchIngress"]
+    bound_config, bound_endpoints = ingress.init_args[:2]
+    assert isinstance(bound_config, AppConfig), type(bound_config)
+    assert bound_config == config
+    assert isinstance(bound_endpoints, StoreEndpoints), type(bound_endpoints)
+    assert bound_endpoints == endpoints
+
+
+def test_relative_onnx_cache_dir_reaches_the_replicas_absolute(
+    config, endpoints, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each replica's constructor hands its loader the profile it was bound to, with the
+    ONNX cache under the data directory (what a replica in another working directory
+    needs), and the ingress hands the service the ``AppConfig`` it was bound to."""
+    import deployments.cross_encoder
+    import deployments.encoder
+    import deployments.image_encoder
+    import deployments.ingress
+
+    expected = tmp_path.resolve() / "onnx"
+    assert config.models.onnx_cache_dir == expected  # parsed once, at the edge
+    loaded: dict[str, Path] = {}
+
+    def fake_load_shared(profile, roles):
+        for role in roles:
+            loaded[role] = profile.onnx_cache_dir
+        return {role: object() for role in roles}
+
+    for module in (deployments.encoder, deployments.cross_encoder, deployments.image_encoder):
+        monkeypatch.setattr(module, "load_shared", fake_load_shared)
+    services: list[tuple[Any, Any]] = []
+
+    def fake_service(config, endpoints, models):
+        services.append((config, endpoints))
+        return object()
+
+    monkeypatch.setattr(deployments.ingress, "SearchService", fake_service)
+
+    deployments_by_name = _built(config, endpoints)
+    roles: set[str] = set()
+    for name, deployment in deployments_by_name.items():
+        if name.startswith(MODEL_PREFIXES):
+            _user_class(deployment)(*deployment.init_args, **deployment.init_kwargs)
+            bound_roles = deployment.init_args[1]
+            roles.update([bound_roles] if isinstance(bound_roles, str) else bound_roles)
+    assert roles and set(loaded) == roles
+    assert all(path == expected and path.is_absolute() for path in loaded.values()), loaded
+
+    ingress = deployments_by_name["SearchIngress"]
+    cls = _user_class(ingress)
+    cls.__init__(object.__new__(cls), *ingress.init_args, **ingress.init_kwargs)
+    (service_config, service_endpoints), *_ = services
+    assert service_config is ingress.init_args[0]  # not parsed again in the replica
+    assert service_config.models.onnx_cache_dir == expected
+    assert service_endpoints is ingress.init_args[1]

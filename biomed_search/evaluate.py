@@ -48,7 +48,8 @@ from pipeline.evaluation.report import (
     write_reports,
 )
 from pipeline.evaluation.runner import AblationTarget, EvalOptions, EvalRun, evaluate
-from pipeline.retriever import Retriever, RetrieverPorts
+from pipeline.ports import RetrieverPorts
+from pipeline.retriever import Retriever
 from pipeline.schema import SearchRequest, SearchResponse
 from pipeline.settings import StageBudgets
 
@@ -174,13 +175,7 @@ async def run_in_process(
         for ablation in ablations:
             retriever = Retriever(
                 settings_for(settings, ablation),
-                RetrieverPorts(
-                    store=pool_store,
-                    encoders=base.ports.encoders,
-                    cross_encoder=base.ports.cross_encoder,
-                    registry=registry,
-                    image_encoders=base.ports.image_encoders,
-                ),
+                RetrieverPorts(store=pool_store, models=base.ports.models, registry=registry),
                 vocabulary=base.vocabulary,
             )
             targets.append(
@@ -191,7 +186,7 @@ async def run_in_process(
                 registry=registry,
                 kb=options.kb,
                 store=base.ports.store,
-                collection_vector=_collection_vector(config, dict(base.ports.encoders)),
+                collection_vector=_collection_vector(config, dict(base.ports.models.encoders)),
                 namespace=config.pipeline.namespace,
             )
             if registry is not None

@@ -18,8 +18,9 @@ from deployments.handles import (
     HandleTextEncoder,
     batch_stats,
 )
-from deployments.service import ModelPorts, SearchService
+from deployments.service import SearchService
 from deployments.stores import StoreEndpoints
+from pipeline.ports import ModelPorts
 
 __all__ = ["SearchIngress"]
 

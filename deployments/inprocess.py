@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from deployments.config import AppConfig
 from deployments.local import LocalModels, load_local_models
 from deployments.roles import CROSS_ENCODER_ROLE, query_roles, uses_cross_encoder
-from deployments.service import ModelPorts, SearchService
+from deployments.service import SearchService
 from deployments.stores import EmbeddedServers, StoreEndpoints
+from pipeline.ports import ModelPorts
 
 __all__ = ["InProcessService", "in_process_service", "local_model_ports"]
 

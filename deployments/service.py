@@ -7,32 +7,18 @@ from __future__ import annotations
 import asyncio
 import hmac
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from deployments.config import AppConfig
 from deployments.stores import StoreEndpoints, open_stores
 from pipeline.errors import BackendUnavailable, Forbidden, InvalidRequest, Unauthorized
-from pipeline.ports import CrossEncoder, ImageEncoder, TextEncoder
-from pipeline.retriever import Retriever, RetrieverPorts
+from pipeline.ports import ModelPorts, RetrieverPorts
+from pipeline.retriever import Retriever
 from pipeline.schema import SearchRequest, SearchResponse
 
 __all__ = ["ModelPorts", "Principal", "SearchService"]
-
-HealthCheck = Callable[[], Awaitable[Any]]
-
-
-@dataclass
-class ModelPorts:
-    """Model ports by role, plus per model deployment a readiness check (a tiny forward
-    pass) and a statistics source (its batch sizes)."""
-
-    encoders: Mapping[str, TextEncoder]
-    cross_encoder: CrossEncoder | None = None
-    image_encoders: Mapping[str, ImageEncoder] = field(default_factory=dict)
-    health_checks: Mapping[str, HealthCheck] = field(default_factory=dict)
-    stats_sources: Mapping[str, HealthCheck] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -80,13 +66,7 @@ class SearchService:
             stores = open_stores(self.endpoints, self.config.stores)
             store, registry = await stores.__aenter__()
             self._stores_cm, self._store, self._registry = stores, store, registry
-            ports = RetrieverPorts(
-                store=store,
-                registry=registry,
-                encoders=self.models.encoders,
-                cross_encoder=self.models.cross_encoder,
-                image_encoders=self.models.image_encoders,
-            )
+            ports = RetrieverPorts(store=store, models=self.models, registry=registry)
             self.retriever = Retriever(self.config.pipeline, ports)
 
     async def close(self) -> None:

@@ -7,8 +7,9 @@ Vectors are numpy ``float32`` arrays, L2-normalised, shape ``(n, d)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -17,9 +18,12 @@ from pipeline.schema import DocumentRecord, Node, NodeWithScore, ScopeFilter
 __all__ = [
     "CrossEncoder",
     "DocumentRegistry",
+    "HealthCheck",
     "ImageEncoder",
     "IngestRegistry",
     "IngestVectorStore",
+    "ModelPorts",
+    "RetrieverPorts",
     "TextEncoder",
     "VectorStore",
 ]
@@ -160,3 +164,31 @@ class IngestRegistry(DocumentRegistry, Protocol):
     """What ingestion needs beyond look-ups: the stored content hash of each document."""
 
     async def content_hashes(self, document_ids: Sequence[str]) -> dict[str, str]: ...
+
+
+HealthCheck = Callable[[], Awaitable[Any]]
+"""An awaitable probe: a model deployment's readiness check or its statistics source."""
+
+
+@dataclass
+class ModelPorts:
+    """The models, by role: text / SMILES encoders, the cross-encoder, image encoders; a
+    role the profile does not fill is simply absent. ``health_checks`` and
+    ``stats_sources`` (per model deployment: a tiny forward pass, its batch sizes) serve
+    the service's readiness and statistics; the pipeline never calls them."""
+
+    encoders: Mapping[str, TextEncoder]
+    cross_encoder: CrossEncoder | None = None
+    image_encoders: Mapping[str, ImageEncoder] = field(default_factory=dict)
+    health_checks: Mapping[str, HealthCheck] = field(default_factory=dict)
+    stats_sources: Mapping[str, HealthCheck] = field(default_factory=dict)
+
+
+@dataclass
+class RetrieverPorts:
+    """Everything the retriever talks to: the vector store, the models and (optional)
+    the document registry. The one ports object, in-process and under Ray Serve."""
+
+    store: VectorStore
+    models: ModelPorts
+    registry: DocumentRegistry | None = None

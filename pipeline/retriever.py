@@ -11,8 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -24,7 +23,7 @@ from pipeline.fusion import dedupe_cross_collection, inject_supplement_candidate
 from pipeline.intent import detect_retrieval_intent
 from pipeline.pagination import assemble_response
 from pipeline.plan_recall import PlanRecall, PlanResult
-from pipeline.ports import CrossEncoder, DocumentRegistry, ImageEncoder, TextEncoder, VectorStore
+from pipeline.ports import RetrieverPorts
 from pipeline.routing import (
     BiomedQueryRouteClassifier,
     general_default_route,
@@ -50,18 +49,6 @@ __all__ = ["PlanResult", "Retriever", "RetrieverPorts"]
 logger = logging.getLogger(__name__)
 
 
-@dataclass
-class RetrieverPorts:
-    """What the retriever talks to. ``encoders`` and ``image_encoders`` map roles to
-    ports; a role the profile does not fill is simply absent."""
-
-    store: VectorStore
-    encoders: Mapping[str, TextEncoder]
-    cross_encoder: CrossEncoder | None = None
-    registry: DocumentRegistry | None = None
-    image_encoders: Mapping[str, ImageEncoder] = field(default_factory=dict)
-
-
 class Retriever:
     """The retrieval pipeline over the ports.
 
@@ -81,12 +68,13 @@ class Retriever:
         self.ports = ports
         self.vocabulary = vocabulary or default_vocabulary()
         self.router = BiomedQueryRouteClassifier(settings, self.vocabulary)
-        self.embeddings = EmbeddingService(ports.encoders, settings)
+        models = ports.models
+        self.embeddings = EmbeddingService(models.encoders, settings)
         self.plans = PlanRecall(
             settings,
             ports.store,
-            ports.encoders,
-            ports.image_encoders,
+            models.encoders,
+            models.image_encoders,
             self.embeddings,
             self.vocabulary,
         )
@@ -95,9 +83,9 @@ class Retriever:
             settings,
             self.embeddings,
             self.vocabulary,
-            ports.cross_encoder,
+            models.cross_encoder,
             ports.registry,
-            chemical_role if chemical_role in ports.encoders else None,
+            chemical_role if chemical_role in models.encoders else None,
         )
 
     # -- request checks -------------------------------------------------------------------

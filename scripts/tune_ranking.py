@@ -26,7 +26,8 @@ from deployments.inprocess import in_process_service
 from pipeline.evaluation.querysets import QuerySet, read_jsonl_queries
 from pipeline.evaluation.recording import RecordingVectorStore
 from pipeline.evaluation.runner import AblationTarget, EvalOptions, QueryRow, evaluate
-from pipeline.retriever import Retriever, RetrieverPorts
+from pipeline.ports import RetrieverPorts
+from pipeline.retriever import Retriever
 from pipeline.settings import PipelineSettings, deep_merge
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -85,13 +86,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             )
             retriever = Retriever(
                 settings,
-                RetrieverPorts(
-                    store=store,
-                    encoders=base.ports.encoders,
-                    cross_encoder=base.ports.cross_encoder,
-                    registry=base.ports.registry,
-                    image_encoders=base.ports.image_encoders,
-                ),
+                RetrieverPorts(store=store, models=base.ports.models, registry=base.ports.registry),
                 vocabulary=base.vocabulary,
             )
             targets.append(AblationTarget(name, name, retriever.search, store))

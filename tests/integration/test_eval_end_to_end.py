@@ -22,7 +22,8 @@ from pipeline.evaluation import (
     settings_for,
 )
 from pipeline.evaluation.report import write_reports
-from pipeline.retriever import Retriever, RetrieverPorts
+from pipeline.ports import ModelPorts, RetrieverPorts
+from pipeline.retriever import Retriever
 from pipeline.settings import PipelineSettings
 from pipeline.stores.milvus import MilvusVectorStore
 from pipeline.stores.registry import PostgresDocumentRegistry
@@ -99,9 +100,8 @@ async def test_eval_runner_on_real_stores(eval_stores, vocabulary_module, tmp_pa
             settings_for(PipelineSettings(), ablation),
             RetrieverPorts(
                 store=pool,
-                encoders=encoders,
+                models=ModelPorts(encoders=encoders, cross_encoder=OverlapCrossEncoder()),
                 registry=registry,
-                cross_encoder=OverlapCrossEncoder(),
             ),
             vocabulary_module,
         )

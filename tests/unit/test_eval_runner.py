@@ -18,7 +18,8 @@ from pipeline.evaluation.report import (
     write_reports,
 )
 from pipeline.evaluation.runner import AblationTarget, EvalOptions, evaluate
-from pipeline.retriever import Retriever, RetrieverPorts
+from pipeline.ports import ModelPorts, RetrieverPorts
+from pipeline.retriever import Retriever
 from pipeline.schema import ScopeFilter
 from pipeline.settings import PipelineSettings
 from tests.support import corpus
@@ -65,9 +66,11 @@ def targets(stores, vocabulary, names=None):
             settings_for(PipelineSettings(), ablation),
             RetrieverPorts(
                 store=pool,
-                encoders={"pubmedbert": encoder, "molformer": encoder, "general-text": encoder},
+                models=ModelPorts(
+                    encoders={"pubmedbert": encoder, "molformer": encoder, "general-text": encoder},
+                    cross_encoder=OverlapCrossEncoder(),
+                ),
                 registry=registry,
-                cross_encoder=OverlapCrossEncoder(),
             ),
             vocabulary,
         )

@@ -7,7 +7,8 @@ from collections import Counter
 import pytest
 
 from pipeline.errors import BackendUnavailable, InvalidRequest
-from pipeline.retriever import Retriever, RetrieverPorts
+from pipeline.ports import ModelPorts, RetrieverPorts
+from pipeline.retriever import Retriever
 from pipeline.schema import SearchRequest
 from pipeline.settings import PipelineSettings
 from tests.support import corpus
@@ -61,12 +62,8 @@ def make_retriever(stores, vocabulary, *, cross_encoder=None, encoders=None, **s
     encoder = HashingTextEncoder()
     roles = {"pubmedbert": encoder, "molformer": encoder, "general-text": encoder}
     roles.update(encoders or {})
-    ports = RetrieverPorts(
-        store=store,
-        encoders=roles,
-        registry=registry,
-        cross_encoder=cross_encoder or OverlapCrossEncoder(),
-    )
+    models = ModelPorts(encoders=roles, cross_encoder=cross_encoder or OverlapCrossEncoder())
+    ports = RetrieverPorts(store=store, models=models, registry=registry)
     return Retriever(PipelineSettings(**settings), ports, vocabulary)
 
 

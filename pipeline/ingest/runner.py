@@ -147,7 +147,12 @@ class IngestRunner:
             f"{spec.name}:{spec.document_encoder}"
             for spec in self.settings.enabled_collections().values()
         )
-        return f"v1|{ingest.chunk_tokens}|{ingest.chunk_overlap}|{','.join(roles)}"
+        # Where the chunks live is part of "already stored": one registry in front of two
+        # collection prefixes (two deployments, two test modules) must write each.
+        # (No prefix adds nothing, so stores written before this keep their hashes.)
+        prefix = getattr(self.store, "collection_prefix", "")
+        salt = f"v1|{ingest.chunk_tokens}|{ingest.chunk_overlap}|{','.join(roles)}"
+        return f"{salt}|prefix:{prefix}" if prefix else salt
 
     async def run(
         self, records: Iterable[SourceRecord], kb_name: str, namespace: str = "biomed"

@@ -106,6 +106,23 @@ async def test_r_ing_6_second_run_adds_nothing(store, registry, config, encoders
     assert list(record.collections) == ["biomed_text"]
 
 
+async def test_another_collection_prefix_is_written_not_skipped(
+    store, milvus_server, registry, config, encoders, records
+):
+    # one registry, two collection prefixes: the second store must get its own chunks
+    await _reset(store, registry, config, records)
+    await _runner(store, registry, encoders, config).run(records, "drug-kb")
+    other = MilvusVectorStore(milvus_server.uri, collection_prefix="ingest_other_")
+    try:
+        for name in config.pipeline.enabled_collections():
+            await other.drop_collection(name)
+        report = await _runner(other, registry, encoders, config).run(records, "drug-kb")
+        assert report.documents_written == 4 and report.documents_unchanged == 0
+        assert await _rows(other, config) == await _rows(store, config)
+    finally:
+        await other.close()
+
+
 async def test_killed_ingest_resumes_with_every_record_exactly_once(
     store, registry, config, encoders, records
 ):

@@ -27,6 +27,16 @@ Usage::
     python -m bench.gpu_check                       # on the GPU machine
     python -m bench.gpu_check --measurements-out gpu.json   # also numbers for plan-gpus
     python -m bench.gpu_check --quick               # smoke test; on a CPU it says "no CUDA"
+    python -m bench.gpu_check --layouts             # every production layout in half precision
+
+``--layouts`` (run it first on a lent GPU): every family in the layout of each production
+role (tests/models/tiny_models.py: BERT for MedCPT / PubMedBERT and the MedCPT
+cross-encoder, MPNet, open_clip with a native ViT (laion), open_clip with a timm tower and
+an HF text tower (BiomedCLIP), a timm ViT with UNI2-h's kwargs) at tiny size with random
+weights, loaded through the product's loaders in fp16 on CUDA (bf16 on a CPU, the same
+casts) and compared with fp32 on the CPU; then every role of ``--real-profile`` (default
+configs/profiles/production.yaml) whose weights resolve locally, in fp16 on CUDA. One table
+(family, layout, dtype, ok, ms per batch of 32); exit status 1 on any failure.
 
 ``--measurements-out`` writes the JSON that ``biomed-search plan-gpus --measurements``
 reads (weights GiB, activation MiB per 1k tokens / per image, items/s, saturating batch).
@@ -201,8 +211,7 @@ def _timm_folder(folder: Path, size: Size) -> Path:
                        modality="image", model_kwargs=kwargs)
     model = timm.create_model("vit_large_patch16_224", pretrained=False,
                               **resolve_layer_references(kwargs, spec))
-    plain = {key: value for key, value in kwargs.items() if not isinstance(value, str)}
-    save_for_hf(model, str(folder), model_args=plain)
+    save_for_hf(model, str(folder), model_args=dict(kwargs))  # layers as dotted names
     return folder
 
 
@@ -496,6 +505,178 @@ def measurements(rows: Sequence[CaseResult], device: str) -> dict[str, Any]:
     return {"device": device, "models": models}
 
 
+# -- production layouts in half precision (--layouts) ---------------------------------------
+LAYOUT_BATCH = 32
+LAYOUT_TEXTS = [QUERIES[i % len(QUERIES)] + f" {WORDS[i % len(WORDS)]}" for i in range(32)]
+
+
+@dataclass
+class LayoutRow:
+    """One row of the ``--layouts`` table."""
+
+    family: str
+    layout: str
+    dtype: str
+    ok: bool | None
+    ms_per_batch: float | None = None
+    note: str = ""
+
+
+def _layout_specs(root: Path) -> list[tuple[str, EncoderSpec]]:
+    """(layout, spec) of every production layout, tiny, built under ``root``."""
+    import yaml
+
+    from tests.models import tiny_models as tiny
+
+    production = yaml.safe_load((Path(__file__).resolve().parents[1] / "configs" / "profiles"
+                                 / "production.yaml").read_text(encoding="utf-8"))
+    uni2 = tiny.tiny_uni2_kwargs(production["models"]["roles"]["uni2"]["model_kwargs"])
+    bert = tiny.build_tiny_bert(root / "bert")
+    tiny.build_hub_cache(root / "hub", tiny.TINY_BERT_HUB_ID, bert)
+    cross = tiny.build_tiny_cross_encoder(root / "cross")
+    mpnet = tiny.build_tiny_mpnet(root / "mpnet")
+    laion = tiny.build_tiny_laion_clip(root / "laion")
+    biomedclip = tiny.build_tiny_biomedclip(root / "biomedclip", bert)
+    uni2_folder = tiny.build_tiny_uni2_vit(root / "uni2", uni2)
+    text = {"family": "hf-text", "dimension": tiny.HIDDEN}
+    image = {"modality": "image", "dimension": tiny.CLIP_DIMENSION, "family": "open-clip"}
+    return [
+        ("BERT, cls (MedCPT query)", EncoderSpec(role="medcpt-query", source=str(bert),
+                                                 pooling="cls", max_tokens=64, **text)),
+        ("BERT, pairs (MedCPT article)", EncoderSpec(role="medcpt-article", source=str(bert),
+                                                     pooling="cls",
+                                                     input_format="title-text-pair", **text)),
+        ("BERT, mean (PubMedBERT)", EncoderSpec(role="pubmedbert", source=str(bert), **text)),
+        ("MPNet (all-mpnet-base-v2)", EncoderSpec(role="general-text", source=str(mpnet),
+                                                  max_tokens=100, **text)),
+        ("BERT + 1 logit (MedCPT cross)", EncoderSpec(role="medcpt-rerank", source=str(cross),
+                                                      family="cross-encoder", max_chars=2048)),
+        ("native ViT CLIP (laion)", EncoderSpec(role="general-vl", source=str(laion), **image)),
+        ("timm ViT + HF text (BiomedCLIP)", EncoderSpec(role="biomedclip",
+                                                        source=str(biomedclip), **image)),
+        ("timm ViT, UNI2-h kwargs", EncoderSpec(role="uni2", family="timm",
+                                                source=str(uni2_folder), modality="image",
+                                                dimension=uni2["embed_dim"], model_kwargs=uni2)),
+    ]
+
+
+def _layout_kind(spec: EncoderSpec) -> str:
+    return "pairs" if spec.is_scorer else "image" if spec.modality == "image" else "text"
+
+
+def _layout_run(model: Any, spec: EncoderSpec, count: int) -> np.ndarray:
+    kind = _layout_kind(spec)
+    if kind == "text":
+        if spec.input_format.value == "title-text-pair":
+            return model.encode(LAYOUT_TEXTS[:count], ["Title"] * count)
+        return model.encode(LAYOUT_TEXTS[:count])
+    return _run(model, kind, _inputs(kind, count))
+
+
+def _ms_per_batch(model: Any, spec: EncoderSpec) -> float:
+    _layout_run(model, spec, LAYOUT_BATCH)
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        _layout_run(model, spec, LAYOUT_BATCH)
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        times.append((time.perf_counter() - started) * 1000)
+    return float(np.median(times))
+
+
+def _layout_profile(root: Path, device: str, dtype: str) -> ModelProfile:
+    return ModelProfile.model_validate({"device": device, "dtype": dtype,
+                                        "hf_cache_dir": root / "hub",
+                                        "onnx_cache_dir": root / "onnx"})
+
+
+def _healthy(kind: str, values: np.ndarray) -> bool:
+    if not np.isfinite(values).all():
+        return False
+    return kind == "pairs" or bool(np.allclose(np.linalg.norm(values, axis=1), 1.0, atol=1e-2))
+
+
+def layout_rows(root: Path, real_profile: Path | None) -> list[LayoutRow]:
+    """Check every tiny production layout in half precision against fp32 on the CPU, then
+    the real roles of ``real_profile`` whose weights resolve locally."""
+    from models.loader import load_cross_encoder, load_encoder
+
+    def load(spec: EncoderSpec, profile: ModelProfile) -> Any:
+        return load_cross_encoder(spec, profile) if spec.is_scorer else load_encoder(spec, profile)
+
+    cuda = torch.cuda.is_available()
+    device, dtype = ("cuda", "fp16") if cuda else ("cpu", "bf16")
+    minimum = 0.99 if cuda else 0.97
+    rows: list[LayoutRow] = []
+    for layout, spec in _layout_specs(root):
+        kind = _layout_kind(spec)
+        try:
+            reference = _layout_run(load(spec, _layout_profile(root, "cpu", "fp32")), spec, 4)
+            model = load(spec, _layout_profile(root, device, dtype))
+            half = _layout_run(model, spec, 4)
+            if kind == "pairs":
+                passed, check = _compare(kind, reference, half)
+            else:
+                cosine = float(np.min(np.sum(reference * half, axis=1)))
+                passed, check = cosine >= minimum, f"min cos={cosine:.4f}"
+            passed = passed and _healthy(kind, half)
+            rows.append(LayoutRow(spec.family.value, layout, dtype, passed,
+                                  _ms_per_batch(model, spec), check))
+            del model
+        except Exception as error:  # a failed family is a row, not the end of the check
+            rows.append(LayoutRow(spec.family.value, layout, dtype, False,
+                                  note=f"{type(error).__name__}: {str(error)[:160]}"))
+        _free()
+    if real_profile is not None:
+        rows.extend(_real_rows(real_profile, device, dtype, load))
+    return rows
+
+
+def _real_rows(path: Path, device: str, dtype: str, load: Callable[..., Any]) -> list[LayoutRow]:
+    from models.errors import ModelNotAvailableError
+    from models.sources import resolve_source
+
+    profile = ModelProfile.from_yaml(path).model_copy(update={"device": device, "dtype": dtype})
+    rows = []
+    for role in profile.enabled_roles():
+        spec = profile.spec(role)
+        label = f"real: {spec.source}"[:46]
+        try:
+            resolve_source(spec, profile.hf_cache_dir)
+        except ModelNotAvailableError:
+            rows.append(LayoutRow(spec.family.value, label, dtype, None,
+                                  note="weights not placed here: skipped"))
+            continue
+        try:
+            model = load(spec, profile)
+            values = _layout_run(model, spec, 4)
+            rows.append(LayoutRow(spec.family.value, label, dtype,
+                                  _healthy(_layout_kind(spec), values),
+                                  _ms_per_batch(model, spec)))
+            del model
+        except Exception as error:
+            rows.append(LayoutRow(spec.family.value, label, dtype, False,
+                                  note=f"{type(error).__name__}: {str(error)[:160]}"))
+        _free()
+    return rows
+
+
+def format_layout_table(rows: Sequence[LayoutRow], device: str) -> str:
+    """family, layout, dtype, ok, ms per batch of 32, note."""
+    head = (f"{'family':<13} {'layout':<46} {'dtype':<5} {'ok':<4} "
+            f"{'ms/b32':>8}  note")
+    lines = [f"device: {device}", head, "-" * len(head)]
+    for row in rows:
+        ok = "-" if row.ok is None else ("ok" if row.ok else "FAIL")
+        ms = f"{row.ms_per_batch:>8.1f}" if row.ms_per_batch is not None else f"{'-':>8}"
+        lines.append(f"{row.family:<13} {row.layout[:46]:<46} {row.dtype:<5} {ok:<4} {ms}  "
+                     f"{row.note}")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the check and print the table; exit 1 when a CUDA comparison fails."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -506,7 +687,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budget-s", type=float, default=420.0,
                         help="stop timing new batches after this many seconds")
     parser.add_argument("--measurements-out", type=Path, default=None)
+    parser.add_argument("--layouts", action="store_true",
+                        help="every production layout (tiny) in fp16 on CUDA (bf16 on a CPU), "
+                             "then the real roles whose weights are placed; one table")
+    parser.add_argument("--real-profile", type=Path,
+                        default=Path(__file__).resolve().parents[1] / "configs" / "profiles"
+                        / "production.yaml",
+                        help="profile whose locally resolvable roles --layouts also checks")
+    parser.add_argument("--no-real", action="store_true", help="--layouts: tiny layouts only")
     args = parser.parse_args(argv)
+    if args.layouts:
+        device = (f"cuda: {torch.cuda.get_device_name(0)} (fp16)" if torch.cuda.is_available()
+                  else "no CUDA: bf16 on the CPU (the same casts as fp16 on CUDA)")
+        with tempfile.TemporaryDirectory(prefix="gpu-check-layouts-") as temporary:
+            with contextlib.redirect_stdout(sys.stderr):
+                rows = layout_rows(Path(temporary), None if args.no_real else args.real_profile)
+        print(format_layout_table(rows, device))
+        return 1 if any(row.ok is False for row in rows) else 0
     names = [name.strip() for name in args.families.split(",") if name.strip()]
     unknown = sorted(set(names) - set(FAMILIES))
     if unknown:

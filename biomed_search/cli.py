@@ -2,6 +2,15 @@
 
 Every command takes ``--data-dir`` (default ``./.biomed-search``), ``--profile`` and
 ``--config``. Heavy imports (torch, ray) happen inside the commands that need them.
+
+Exit status:
+  0   success;
+  1   the command ran but reported failures (``ingest`` errors, a failed check);
+  2   bad arguments, configuration or input files (the message says which);
+  3   a model is not available: a role's weights are missing, or loading, warming up or
+      the first forward pass failed, in this process or in a Ray Serve replica. The output
+      is that one message (role, source, how to provide it), without a traceback;
+  130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -15,7 +24,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EXIT_MODEL_NOT_AVAILABLE", "build_parser", "main"]
+
+EXIT_MODEL_NOT_AVAILABLE = 3
+"""Exit status when a role's model cannot be loaded (see the module docstring)."""
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -164,6 +176,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as error:
         print(f"biomed-search {args.command}: {error}", file=sys.stderr)
         return 2
+    except Exception as error:
+        from models.errors import find_model_error
+
+        model_error = find_model_error(error)
+        if model_error is None:
+            raise
+        print(str(model_error), file=sys.stderr)
+        return EXIT_MODEL_NOT_AVAILABLE
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 from models.specs import ModelProfile
 from pipeline.settings import PipelineSettings, deep_merge, load_yaml
@@ -123,6 +123,30 @@ class AppConfig(_Settings):
     stores: StoreSettings = Field(default_factory=StoreSettings)
     serve: ServeSettings = Field(default_factory=ServeSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
+
+    @model_validator(mode="after")
+    def _check_collection_metrics(self) -> AppConfig:
+        """Each enabled collection compares vectors the way its encoders' model cards
+        say: ``pipeline.collections.<name>.metric`` must equal the ``metric`` of its
+        query and document roles (roles the profile does not fill are not checked).
+
+        Raises:
+            ValueError: a mismatch (e.g. MedCPT roles ``metric: ip`` under a ``cosine``
+                collection, which would compare raw vectors by cosine).
+        """
+        for name, spec in self.pipeline.enabled_collections().items():
+            for role in dict.fromkeys((spec.query_encoder, spec.document_encoder)):
+                encoder = self.models.roles.get(role)
+                if encoder is None or not encoder.enabled:
+                    continue
+                if encoder.metric.value != spec.metric:
+                    raise ValueError(
+                        f"collection {name!r} has metric {spec.metric!r} but its encoder "
+                        f"role {role!r} has metric {encoder.metric.value!r}; set "
+                        f"pipeline.collections.{name}.metric and models.roles.{role}.metric "
+                        f"alike (the model card says which)"
+                    )
+        return self
 
 
 def load_config_data(

@@ -13,7 +13,7 @@ from tqdm import tqdm
 
 from deployments.config import AppConfig
 from deployments.local import load_local_models
-from deployments.stores import EmbeddedServers, open_stores
+from deployments.stores import EmbeddedServers, collection_metrics, open_stores
 from pipeline.ingest.readers import read_source
 from pipeline.ingest.records import SourceRecord
 from pipeline.ingest.runner import IngestReport, IngestRunner
@@ -84,7 +84,8 @@ async def ingest_sources(
         records = itertools.chain.from_iterable(
             read_source(source, vocabulary, fmt) for source in sources
         )
-        async with open_stores(endpoints, config.stores) as (store, registry):
+        metrics = collection_metrics(config)
+        async with open_stores(endpoints, config.stores, metrics) as (store, registry):
             report = await run_ingest(
                 config, records, kb_name, store, registry, dict(models.encoders), progress
             )

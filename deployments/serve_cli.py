@@ -1,5 +1,11 @@
 """``biomed-search serve``: embedded stores, the demo corpus on first start, Ray Serve on
-127.0.0.1; Ctrl-C stops everything it started."""
+127.0.0.1; Ctrl-C stops everything it started.
+
+A model that cannot be loaded, whether in this process (the demo corpus ingest) or in a
+Ray Serve replica whose constructor failed (Serve reports it as a ``RuntimeError``
+holding the replica's traceback), leaves :func:`serve` as the one
+:class:`models.errors.ModelNotAvailableError`; the CLI prints its message alone.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +20,8 @@ from typing import Any
 import httpx
 
 from deployments.config import DEMO_DIR, AppConfig
-from deployments.stores import EmbeddedServers, StoreEndpoints, open_stores
+from deployments.stores import EmbeddedServers, StoreEndpoints, collection_metrics, open_stores
+from models.errors import find_model_error
 
 __all__ = ["DEMO_KB", "demo_sources", "ensure_demo_corpus", "serve", "start_ray_serve"]
 
@@ -34,7 +41,8 @@ async def ensure_demo_corpus(config: AppConfig, endpoints: StoreEndpoints) -> di
     from pipeline.ingest.readers import read_source
     from pipeline.vocabulary import default_vocabulary
 
-    async with open_stores(endpoints, config.stores) as (store, registry):
+    metrics = collection_metrics(config)
+    async with open_stores(endpoints, config.stores, metrics) as (store, registry):
         if await registry.count_documents(DEMO_KB) > 0:
             return None
         print(
@@ -101,7 +109,13 @@ def serve(
     config: AppConfig, host: str | None = None, port: int | None = None, demo: bool = True
 ) -> int:
     """Run until Ctrl-C. ``config`` is the validated configuration (``load_config``);
-    ``host`` / ``port`` default to ``config.serve``. Returns the exit status."""
+    ``host`` / ``port`` default to ``config.serve``. Returns the exit status.
+
+    Raises:
+        models.errors.ModelNotAvailableError: a role's model could not be loaded or warmed
+            up, here or in a Serve replica (rebuilt from the replica's error text).
+        pipeline.errors.BackendUnavailable: a store did not come up.
+    """
     started = time.perf_counter()
     host = host or config.serve.host
     port = port or config.serve.port
@@ -117,9 +131,15 @@ def serve(
                     f"{sum(report['chunks_written'].values())} chunks",
                     flush=True,
                 )
-        start_ray_serve(config, endpoints, host, port)
         url = f"http://{host}:{port}"
-        wait_ready(url)
+        try:
+            start_ray_serve(config, endpoints, host, port)
+            wait_ready(url)
+        except (RuntimeError, TimeoutError) as error:
+            model_error = find_model_error(error)
+            if model_error is None:
+                raise
+            raise model_error from None
         print(
             f"\nbiomed-search is serving at {url} (ready in "
             f"{time.perf_counter() - started:.0f} s)\n"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deployments.config import AppConfig
-from deployments.stores import StoreEndpoints, open_stores
+from deployments.stores import StoreEndpoints, collection_metrics, open_stores
 from pipeline.errors import BackendUnavailable, Forbidden, InvalidRequest, Unauthorized
 from pipeline.ports import ModelPorts, RetrieverPorts
 from pipeline.retriever import Retriever
@@ -63,7 +63,9 @@ class SearchService:
         async with self._lock:
             if self.retriever is not None:
                 return
-            stores = open_stores(self.endpoints, self.config.stores)
+            stores = open_stores(
+                self.endpoints, self.config.stores, collection_metrics(self.config)
+            )
             store, registry = await stores.__aenter__()
             self._stores_cm, self._store, self._registry = stores, store, registry
             ports = RetrieverPorts(store=store, models=self.models, registry=registry)

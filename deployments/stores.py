@@ -7,7 +7,7 @@ reused by every process that shares the data directory.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -16,7 +16,7 @@ from deployments.runtime import EmbeddedPostgres, MilvusLiteServer
 from pipeline.stores.milvus import DenseIndex, MilvusVectorStore
 from pipeline.stores.registry import PostgresDocumentRegistry
 
-__all__ = ["EmbeddedServers", "StoreEndpoints", "open_stores"]
+__all__ = ["EmbeddedServers", "StoreEndpoints", "collection_metrics", "open_stores"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,12 @@ class EmbeddedServers:
                 server.stop()
 
 
+def collection_metrics(config: AppConfig) -> dict[str, str]:
+    """Collection -> dense metric (``cosine`` / ``ip``) the profile configures
+    (``pipeline.collections.<name>.metric``, from the encoders' model cards)."""
+    return {name: spec.metric for name, spec in config.pipeline.collections.items()}
+
+
 def _dense_index(settings: StoreSettings) -> DenseIndex:
     if settings.milvus_index == "hnsw":
         return DenseIndex.hnsw()
@@ -77,10 +83,13 @@ def _dense_index(settings: StoreSettings) -> DenseIndex:
 
 @asynccontextmanager
 async def open_stores(
-    endpoints: StoreEndpoints, settings: StoreSettings
+    endpoints: StoreEndpoints,
+    settings: StoreSettings,
+    metrics: Mapping[str, str] | None = None,
 ) -> AsyncIterator[tuple[MilvusVectorStore, PostgresDocumentRegistry]]:
     """Open the Milvus client and the registry pool (migrations applied); close both on
-    exit.
+    exit. ``metrics`` (collection -> ``cosine`` / ``ip``, :func:`collection_metrics`) makes
+    a dense search of a collection whose index has another metric a clear error.
 
     Raises:
         pipeline.errors.BackendUnavailable: a store does not answer.
@@ -90,6 +99,7 @@ async def open_stores(
         token=endpoints.milvus_token,
         index=_dense_index(settings),
         collection_prefix=settings.collection_prefix,
+        metrics=metrics,
     )
     registry = PostgresDocumentRegistry(
         endpoints.postgres_dsn, min_size=settings.pool_min_size, max_size=settings.pool_max_size

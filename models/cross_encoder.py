@@ -23,6 +23,7 @@ from models.runtime import (
     configure_threads,
     load_tokenizer_and_model,
     model_dtype,
+    model_stage,
     torch_device_for,
 )
 from models.specs import EncoderSpec, ModelProfile
@@ -154,24 +155,31 @@ def load_cross_encoder_scorer(spec: EncoderSpec, profile: ModelProfile) -> Cross
     resolved local folder (``local_files_only=True``), on the profile's runtime.
 
     Raises:
-        ModelNotAvailableError: weights not available locally.
+        ModelNotAvailableError: weights not available locally, or loading, moving to the
+            device, exporting or the warm-up scoring of one pair failed (the original
+            exception is the ``__cause__``).
     """
     folder, tokenizer, model = load_tokenizer_and_model(
         spec, profile, AutoModelForSequenceClassification
     )
     configure_threads(profile)
     device = torch_device_for(spec, profile)
-    model = model.to(device=device, dtype=model_dtype(device, profile)).eval()
+    with model_stage(spec, "moving to the device"):
+        model = model.to(device=device, dtype=model_dtype(device, profile, spec)).eval()
     input_names = model_input_names(tokenizer, model)
     adapter = TokenizerAdapter(tokenizer, input_names, effective_max_length(spec, tokenizer, model))
     module = LogitModule(model, input_names).eval()
-    forward = build_forward(
-        module,
-        spec,
-        profile,
-        input_names,
-        adapter.example_inputs(),
-        folder,
-        extra_key={"head": "last-logit"},
-    )
-    return CrossEncoderScorer(spec, adapter, forward, BatchLimits.from_profile(profile))
+    with model_stage(spec, "preparing the runtime"):
+        forward = build_forward(
+            module,
+            spec,
+            profile,
+            input_names,
+            adapter.example_inputs(),
+            folder,
+            extra_key={"head": "last-logit"},
+        )
+    scorer = CrossEncoderScorer(spec, adapter, forward, BatchLimits.from_profile(profile))
+    with model_stage(spec, "warm-up"):
+        scorer.score("warm-up", ["warm-up"])
+    return scorer

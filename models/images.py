@@ -16,6 +16,7 @@ from PIL import Image
 
 from models.batching import chunk_ranges
 from models.inputs import decode_images
+from models.runtime import input_dtype
 
 __all__ = ["blank_image_bytes", "embed_in_chunks", "encode_image_bytes"]
 
@@ -49,22 +50,29 @@ def encode_image_bytes(
     images: Sequence[bytes],
     preprocess: Callable[[Image.Image], torch.Tensor],
     forward: Callable[[torch.Tensor], torch.Tensor],
-    parameters_of: torch.nn.Module,
+    consumer: torch.nn.Module,
     chunk_size: int,
     dimension: int,
 ) -> np.ndarray:
-    """Decode image bytes, preprocess each into a tensor, and embed in chunks on the
-    device and dtype of ``parameters_of``: ``(n, dimension)`` float32, L2-normalised.
+    """Decode image bytes, preprocess each into a ``(3, H, W)`` float tensor, and embed in
+    chunks: ``(n, dimension)`` float32, L2-normalised.
+
+    ``consumer`` is the module that takes the pixel batch (``model.visual`` of a CLIP, the
+    timm model itself): batches go to its device, in the dtype of its first convolution or
+    linear layer (:func:`models.runtime.input_dtype`), so a tower in float16 / bfloat16
+    gets half-precision pixels even when other parameters stay float32 (open_clip's
+    mixed precision).
 
     Raises:
         ModelInputError: an item is not decodable image bytes (all are decoded first, so a
             bad item fails the call before any forward pass).
     """
     pictures = decode_images(images)
-    parameter = next(parameters_of.parameters())
+    device = next(consumer.parameters()).device
+    dtype = input_dtype(consumer)
 
     def embed_chunk(indices: range) -> torch.Tensor:
         batch = torch.stack([preprocess(pictures[index]) for index in indices])
-        return forward(batch.to(device=parameter.device, dtype=parameter.dtype))
+        return forward(batch.to(device=device, dtype=dtype))
 
     return embed_in_chunks(len(pictures), chunk_size, dimension, embed_chunk)

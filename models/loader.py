@@ -5,6 +5,10 @@
 gives the scorer role (:class:`models.protocols.PairScorer`); ``load_role`` picks by the
 spec. Heavy libraries (open_clip, timm, rdkit) are imported only by the families that
 need them.
+
+Any failure of a family loader (a library that does not import, a loader error the family
+did not name itself) comes out as the one :class:`ModelNotAvailableError` naming the role,
+the source and how to provide it, the original exception as its ``__cause__``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,13 @@ def _family_loader(family: EncoderFamily) -> Callable[[EncoderSpec, ModelProfile
     return getattr(importlib.import_module(module_name), function_name)
 
 
+def _load(spec: EncoderSpec, profile: ModelProfile) -> Any:
+    from models.runtime import model_stage
+
+    with model_stage(spec, "loading"):
+        return _family_loader(spec.family)(spec, profile)
+
+
 def _check_enabled(spec: EncoderSpec) -> None:
     if not spec.enabled:
         raise ModelNotAvailableError(
@@ -57,7 +68,7 @@ def load_encoder(spec: EncoderSpec, profile: ModelProfile) -> TextEmbedder | Ima
             f"role {spec.role!r} is a {spec.family.value} role: use load_cross_encoder"
         )
     _check_enabled(spec)
-    return _family_loader(spec.family)(spec, profile)
+    return _load(spec, profile)
 
 
 def load_cross_encoder(spec: EncoderSpec, profile: ModelProfile) -> PairScorer:
@@ -70,7 +81,7 @@ def load_cross_encoder(spec: EncoderSpec, profile: ModelProfile) -> PairScorer:
     if not spec.is_scorer:
         raise ValueError(f"role {spec.role!r} is a {spec.family.value} role: use load_encoder")
     _check_enabled(spec)
-    return _family_loader(spec.family)(spec, profile)
+    return _load(spec, profile)
 
 
 def load_role(role: str, profile: ModelProfile) -> TextEmbedder | ImageEmbedder | PairScorer:

@@ -30,6 +30,7 @@ from models.runtime import (
     configure_threads,
     load_pretrained,
     model_dtype,
+    model_stage,
     resolve_device,
 )
 from models.sources import SourceKind, not_available, parse_source, resolve_hub_id, resolve_source
@@ -38,6 +39,22 @@ from models.specs import EncoderSpec, ModelProfile
 __all__ = ["OpenClipEncoder", "load_open_clip_encoder"]
 
 CONFIG_FILE = "open_clip_config.json"
+_PRECISIONS = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}
+_WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.pth")  # what open_clip looks for
+
+
+def _check_weights_file(folder: Path, spec: EncoderSpec) -> None:
+    """open_clip initialises a ``local-dir:`` model randomly (with a log warning) when the
+    folder holds no checkpoint; refuse that instead.
+
+    Raises:
+        ModelNotAvailableError: no ``*.safetensors`` / ``*.bin`` / ``*.pth`` in ``folder``.
+    """
+    if not any(next(folder.glob(pattern), None) for pattern in _WEIGHT_PATTERNS):
+        raise not_available(
+            spec,
+            f"no weights file (open_clip_pytorch_model.bin or *.safetensors) in {str(folder)!r}",
+        )
 
 
 class OpenClipEncoder:
@@ -74,7 +91,7 @@ class OpenClipEncoder:
             images,
             self.preprocess,
             self.model.encode_image,
-            self.model,
+            self.model.visual,
             self.chunk_size,
             self.dimension,
         )
@@ -157,33 +174,37 @@ def _tokenizer(
 
 def load_open_clip_encoder(spec: EncoderSpec, profile: ModelProfile) -> OpenClipEncoder:
     """Load an ``open-clip`` role with ``open_clip.create_model_from_pretrained`` from the
-    resolved local folder (``open_clip_config.json`` + weights); fp16 on CUDA when the
-    profile says so; ``spec.model_kwargs`` go to ``create_model``.
+    resolved local folder (``open_clip_config.json`` + weights); ``spec.model_kwargs`` go
+    to ``create_model``. Precision: :func:`models.runtime.model_dtype` as open_clip's
+    ``precision`` (``fp16`` / ``bf16``: open_clip's mixed precision, which keeps some
+    parameters of a native ViT in float32; pixels are cast to the patch embedding's dtype).
 
     Raises:
-        ModelNotAvailableError: weights, config or text tower not available locally, or
-            the model's output width is not ``spec.dimension``.
+        ModelNotAvailableError: weights, config or text tower not available locally,
+            loading or the warm-up forward pass failed (the original exception is the
+            ``__cause__``), or the model's output width is not ``spec.dimension``.
     """
     folder = resolve_source(spec, profile.hf_cache_dir)
+    _check_weights_file(folder, spec)
     configure_threads(profile)
     device = resolve_device(profile)
-    precision = "fp16" if model_dtype(device, profile) is torch.float16 else "fp32"
-    overrides = _text_tower_overrides(folder, spec, profile)
+    precision = _PRECISIONS[model_dtype(device, profile, spec)]
+    with model_stage(spec, "reading the config"):
+        overrides = _text_tower_overrides(folder, spec, profile)
 
     def create() -> tuple[torch.nn.Module, Any]:
-        try:
-            return open_clip.create_model_from_pretrained(
-                f"local-dir:{folder}",
-                device=device,
-                precision=precision,
-                **overrides,
-                **spec.model_kwargs,
-            )
-        except RuntimeError as error:
-            raise OSError(str(error)) from None
+        return open_clip.create_model_from_pretrained(
+            f"local-dir:{folder}",
+            device=device,
+            precision=precision,
+            **overrides,
+            **spec.model_kwargs,
+        )
 
     model, preprocess = load_pretrained(spec, create)
     tokenizer = load_pretrained(spec, lambda: _tokenizer(folder, overrides, spec, profile))
     encoder = OpenClipEncoder(spec, model.eval(), preprocess, tokenizer, profile.max_batch_size)
-    check_dimension(spec, encoder.encode_images([blank_image_bytes()]).shape[1])
+    with model_stage(spec, "warm-up"):
+        check_dimension(spec, encoder.encode_images([blank_image_bytes()]).shape[1])
+        encoder.encode_texts(["warm-up"])
     return encoder

@@ -3,13 +3,20 @@
 A family wraps its model in an ``nn.Module`` whose positional inputs are int64 token
 arrays and whose output is the final float32 result (pooled L2-normalised vectors, or one
 logit per pair). :func:`build_forward` turns that module into a :data:`models.batching.Forward`
-that runs it with torch (``inference_mode``, fp16 on CUDA when the profile says so) or
-exports it once to ONNX and runs it with ONNX Runtime (CPU or CUDA provider).
+that runs it with torch (``inference_mode``, in the profile's dtype: see
+:func:`model_dtype`) or exports it once to ONNX and runs it with ONNX Runtime (CPU or CUDA
+provider).
+
+Every failure while loading, moving, or warming up a model (the first forward pass that
+checks its width) comes out as the one :class:`ModelNotAvailableError` naming the role, the
+source and how to provide it (:func:`load_pretrained`, :func:`model_stage`); the original
+exception is kept as ``__cause__``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,15 +27,17 @@ from transformers import AutoTokenizer
 from models.batching import Forward
 from models.errors import ModelNotAvailableError
 from models.sources import not_available, resolve_source
-from models.specs import Device, EncoderSpec, ModelProfile, Runtime
+from models.specs import Device, Dtype, EncoderSpec, ModelProfile, Runtime
 
 __all__ = [
     "TorchForward",
     "build_forward",
     "check_dimension",
     "configure_threads",
+    "input_dtype",
     "load_pretrained",
     "model_dtype",
+    "model_stage",
     "resolve_device",
     "torch_device_for",
 ]
@@ -62,9 +71,75 @@ def torch_device_for(spec: EncoderSpec, profile: ModelProfile) -> torch.device:
     return resolve_device(profile)
 
 
-def model_dtype(device: torch.device, profile: ModelProfile) -> torch.dtype:
-    """float16 on CUDA when ``profile.fp16``, float32 otherwise."""
-    return torch.float16 if device.type == "cuda" and profile.fp16 else torch.float32
+def model_dtype(
+    device: torch.device, profile: ModelProfile, spec: EncoderSpec | None = None
+) -> torch.dtype:
+    """The dtype a torch model runs in on ``device`` (:class:`models.specs.Dtype`).
+
+    ``profile.dtype``: ``bf16`` -> bfloat16 on any device; ``fp16`` -> float16 on CUDA,
+    float32 on the CPU; ``fp32`` -> float32; ``auto`` -> float16 on CUDA when
+    ``profile.fp16``, else float32. Always float32 when ``spec`` runs on the ONNX runtime
+    (the export is float32).
+    """
+    if spec is not None and profile.runtime_for(spec) is Runtime.ONNX:
+        return torch.float32
+    if profile.dtype is Dtype.BF16:
+        return torch.bfloat16
+    if profile.dtype is Dtype.FP32:
+        return torch.float32
+    half = profile.dtype is Dtype.FP16 or profile.fp16
+    return torch.float16 if device.type == "cuda" and half else torch.float32
+
+
+def input_dtype(consumer: torch.nn.Module) -> torch.dtype:
+    """The dtype ``consumer`` expects its floating-point input in: that of the weight of
+    its first convolution or linear layer (the patch embedding of a vision tower), else
+    of its first floating-point parameter, else float32.
+
+    Not simply the first parameter: open_clip's mixed precision (``precision='fp16'``)
+    keeps embeddings and norms in float32 but its ``conv1`` in float16.
+    """
+    for module in consumer.modules():
+        if isinstance(module, torch.nn.Conv2d | torch.nn.Conv1d | torch.nn.Linear):
+            return module.weight.dtype
+    for parameter in consumer.parameters():
+        if parameter.is_floating_point():
+            return parameter.dtype
+    return torch.float32
+
+
+def _first_line(error: BaseException) -> str:
+    text = (str(error).strip().splitlines() or [""])[0].strip().rstrip(".")
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _fix_hint(error: BaseException) -> str:
+    if isinstance(error, ImportError):
+        return (
+            " (the model's code imports a Python package that is not installed here: "
+            "install it, or use a source whose code runs with the installed packages)"
+        )
+    if isinstance(error, torch.cuda.OutOfMemoryError):
+        return " (not enough GPU memory: free the GPU, set dtype fp16, or use device: cpu)"
+    return ""
+
+
+@contextmanager
+def model_stage(spec: EncoderSpec, stage: str) -> Iterator[None]:
+    """Turn any failure inside the block into :func:`models.sources.not_available` for
+    ``spec`` ("``stage`` failed: <type>: <first line>"), the original kept as
+    ``__cause__``. A :class:`ModelNotAvailableError` passes through unchanged.
+
+    Stages used: ``loading`` (library loaders, remote code), ``moving to the device``,
+    ``warm-up`` (the first forward pass, which also checks the output width).
+    """
+    try:
+        yield
+    except ModelNotAvailableError:
+        raise
+    except Exception as error:
+        reason = f"{stage} failed: {_first_line(error)}{_fix_hint(error)}"
+        raise not_available(spec, reason) from error
 
 
 def configure_threads(profile: ModelProfile) -> None:
@@ -87,17 +162,15 @@ def check_dimension(spec: EncoderSpec, width: int) -> None:
 
 
 def load_pretrained(spec: EncoderSpec, load: Callable[[], Loaded]) -> Loaded:
-    """Call a library loader, turning its missing-file / bad-config errors into one
-    :class:`ModelNotAvailableError` naming the role (no transformers traceback attached).
+    """Call a library loader, turning any failure (missing file, bad config, size
+    mismatch, remote-code ``ImportError``) into one :class:`ModelNotAvailableError`
+    naming the role, the source and the fix; the original is its ``__cause__``.
 
     Raises:
-        ModelNotAvailableError: the loader raised ``OSError`` or ``ValueError``.
+        ModelNotAvailableError: the loader raised.
     """
-    try:
+    with model_stage(spec, "loading"):
         return load()
-    except (OSError, ValueError) as error:
-        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        raise not_available(spec, f"loading failed: {reason}") from None
 
 
 def load_tokenizer_and_model(

@@ -28,14 +28,17 @@ from models.errors import ModelNotAvailableError
 __all__ = [
     "EMBEDDING_FAMILIES",
     "IMAGE_FAMILIES",
+    "NORMALIZABLE_FAMILIES",
     "PIPELINE_ROLES",
     "SCORER_FAMILIES",
     "SMILES_FAMILIES",
     "Device",
+    "Dtype",
     "EncoderFamily",
     "EncoderSpec",
     "InputFormat",
     "InvalidSmilesPolicy",
+    "Metric",
     "Modality",
     "ModelProfile",
     "Pooling",
@@ -103,6 +106,38 @@ class Runtime(StrEnum):
     ONNX = "onnx"
 
 
+class Metric(StrEnum):
+    """How a role's vectors are compared, as its model card and training score them.
+
+    ``cosine`` (default): the cosine of query and document vectors; the encoder returns
+    L2-normalised rows, so the inner product equals the cosine. ``ip``: the raw inner
+    product of unnormalised vectors, for models trained with it. MedCPT
+    (``ncbi/MedCPT-Query-Encoder`` / ``ncbi/MedCPT-Article-Encoder``, Jin et al. 2023,
+    Bioinformatics 39(11) btad651): the embeddings are the ``[CLS]`` last hidden state,
+    not normalised, and relevance is the inner product of query and article embeddings,
+    so the article vector's norm carries signal that a cosine discards.
+    """
+
+    COSINE = "cosine"
+    IP = "ip"
+
+
+class Dtype(StrEnum):
+    """Floating-point precision of a torch-runtime model and the inputs it consumes.
+
+    ``auto``: float16 on CUDA when the profile's ``fp16`` flag is true (the default), float32
+    otherwise. ``fp32``: float32 everywhere. ``fp16``: float16 on CUDA ("half on CUDA"),
+    float32 on the CPU (CPU kernels for half are slow or missing). ``bf16``: bfloat16 on
+    every device; on the CPU it runs the same casts as fp16 on CUDA, which is how the tests
+    check the half-precision path without a GPU. The ONNX runtime always exports float32.
+    """
+
+    AUTO = "auto"
+    FP32 = "fp32"
+    FP16 = "fp16"
+    BF16 = "bf16"
+
+
 class Device(StrEnum):
     """Where models run; ``auto`` picks CUDA when torch sees a GPU, else the CPU."""
 
@@ -115,6 +150,11 @@ SCORER_FAMILIES = frozenset({EncoderFamily.CROSS_ENCODER, EncoderFamily.BI_ENCOD
 IMAGE_FAMILIES = frozenset({EncoderFamily.OPEN_CLIP, EncoderFamily.TIMM})
 SMILES_FAMILIES = frozenset({EncoderFamily.SMILES_BERT, EncoderFamily.MOLFORMER})
 EMBEDDING_FAMILIES = frozenset(EncoderFamily) - SCORER_FAMILIES
+#: Families whose encoder honours ``normalize: false`` (the transformer text encoder of
+#: :mod:`models.text`, shared by the SMILES families); image towers always normalise.
+NORMALIZABLE_FAMILIES = frozenset(
+    {EncoderFamily.HF_TEXT, EncoderFamily.SMILES_BERT, EncoderFamily.MOLFORMER}
+)
 
 PIPELINE_ROLES: tuple[str, ...] = (
     "pubmedbert",
@@ -147,7 +187,11 @@ class EncoderSpec(_Frozen):
     ``dimension`` is the output width of an embedding role (checked against the loaded
     model); the cross-encoder has none, the bi-encoder scorer gives its embedder's.
     ``max_tokens`` caps one input (one pair for the cross-encoder) and overflow is
-    truncated, never an error. ``max_chars`` cuts texts
+    truncated, never an error. ``metric`` is how the role's vectors are compared
+    (:class:`Metric`, from its model card) and ``normalize`` whether the encoder
+    L2-normalises its output: a ``cosine`` role must normalise (the pipeline reads the
+    inner product of stored vectors as a cosine); an ``ip`` role normally does not
+    (MedCPT: raw ``[CLS]`` vectors). ``max_chars`` cuts texts
     before tokenising (the cross-encoder's 2048 characters, R-T2-3). ``model_kwargs`` go to
     the family's loader (``from_pretrained``, ``timm.create_model``) as the model card says.
     """
@@ -169,6 +213,8 @@ class EncoderSpec(_Frozen):
     invalid_smiles: InvalidSmilesPolicy = InvalidSmilesPolicy.ENCODE_RAW
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     model_card: str = ""
+    metric: Metric = Metric.COSINE
+    normalize: bool = True
 
     @model_validator(mode="after")
     def _check_family_fields(self) -> EncoderSpec:
@@ -179,6 +225,18 @@ class EncoderSpec(_Frozen):
             raise ValueError(f"role {self.role!r}: family {self.family.value} has modality image")
         if self.family in SMILES_FAMILIES and self.modality is not Modality.SMILES:
             raise ValueError(f"role {self.role!r}: family {self.family.value} has modality smiles")
+        if self.metric is Metric.COSINE and not self.normalize:
+            raise ValueError(
+                f"role {self.role!r}: metric cosine needs normalize: true (the pipeline reads "
+                f"the inner product of stored vectors as their cosine); use metric: ip for a "
+                f"model compared by the raw inner product"
+            )
+        if not self.normalize and self.family not in NORMALIZABLE_FAMILIES:
+            allowed = ", ".join(sorted(family.value for family in NORMALIZABLE_FAMILIES))
+            raise ValueError(
+                f"role {self.role!r}: family {self.family.value} always normalises its "
+                f"output; normalize: false is for the families {allowed}"
+            )
         return self
 
     @property
@@ -190,8 +248,9 @@ class EncoderSpec(_Frozen):
 class ModelProfile(_Frozen):
     """How models run on this machine, and which spec fills each role.
 
-    ``fp16`` applies on CUDA only (torch runtime); ``cpu_threads`` sets torch's and ONNX
-    Runtime's intra-op threads on the CPU (None: leave the library default).
+    ``dtype`` (:class:`Dtype`) sets the torch runtime's precision; with ``dtype: auto`` (the
+    default) ``fp16`` keeps its meaning: half precision on CUDA only. ``cpu_threads`` sets
+    torch's and ONNX Runtime's intra-op threads on the CPU (None: leave the library default).
     ``max_tokens_per_forward`` caps padded tokens (rows x longest row) in one forward pass;
     ``max_batch_size`` caps rows (texts, pairs or images) in one forward pass.
     ``sort_by_length`` groups texts of similar length before padding. ``onnx_cache_dir``
@@ -202,6 +261,7 @@ class ModelProfile(_Frozen):
 
     device: Device = Device.AUTO
     fp16: bool = True
+    dtype: Dtype = Dtype.AUTO
     cpu_threads: int | None = Field(None, ge=1)
     runtime: Runtime = Runtime.TORCH
     onnx_cache_dir: Path = Path(".biomed-search/onnx")

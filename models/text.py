@@ -1,10 +1,12 @@
 """Hugging Face text encoders (family ``hf-text``): AutoModel + AutoTokenizer, CLS or mean
-pooling, L2-normalised float32 vectors.
+pooling, float32 vectors, L2-normalised unless the spec says ``normalize: false``.
 
 Model cards followed:
-  - MedCPT (``ncbi/MedCPT-Query-Encoder`` / ``ncbi/MedCPT-Article-Encoder``): the
-    ``[CLS]`` vector of the last hidden state; queries up to 64 tokens; articles as
-    ``[title, abstract]`` sentence pairs up to 512 tokens (``input_format: title-text-pair``).
+  - MedCPT (``ncbi/MedCPT-Query-Encoder`` / ``ncbi/MedCPT-Article-Encoder``; Jin et al.
+    2023): the ``[CLS]`` vector of the last hidden state, *not* normalised (relevance is
+    the inner product of query and article embeddings: ``metric: ip``,
+    ``normalize: false``); queries up to 64 tokens; articles as ``[title, abstract]``
+    sentence pairs up to 512 tokens (``input_format: title-text-pair``).
   - sentence-transformers models (``NeuML/pubmedbert-base-embeddings``,
     ``all-MiniLM-L6-v2``): attention-masked mean of the last hidden state, then L2
     normalisation (their ``modules.json``: Transformer -> Pooling(mean) -> Normalize).
@@ -31,6 +33,7 @@ from models.runtime import (
     configure_threads,
     load_tokenizer_and_model,
     model_dtype,
+    model_stage,
     torch_device_for,
 )
 from models.specs import EncoderSpec, InputFormat, ModelProfile, Pooling
@@ -60,34 +63,46 @@ def pool_hidden_states(
 
 
 class PooledTextModule(torch.nn.Module):
-    """A transformer encoder + pooling + L2 normalisation, taking token arrays positionally
-    (``input_names`` order) so one module serves torch and the ONNX export alike.
+    """A transformer encoder + pooling (+ L2 normalisation when ``normalize``), taking token
+    arrays positionally (``input_names`` order) so one module serves torch and the ONNX
+    export alike.
 
-    Output: ``(b, h)`` float32, unit L2 norm per row.
+    Output: ``(b, h)`` float32; unit L2 norm per row when ``normalize``, else the pooled
+    vector as is (MedCPT: the raw ``[CLS]`` vector, compared by inner product).
     """
 
-    def __init__(self, model: torch.nn.Module, pooling: Pooling, input_names: Sequence[str]):
+    def __init__(
+        self,
+        model: torch.nn.Module,
+        pooling: Pooling,
+        input_names: Sequence[str],
+        normalize: bool = True,
+    ):
         super().__init__()
         self.model = model
         self.pooling = pooling
         self.input_names = tuple(input_names)
+        self.normalize = normalize
 
     def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
         named = dict(zip(self.input_names, inputs, strict=True))
         output = self.model(**named)
         hidden = output[0] if isinstance(output, tuple) else output.last_hidden_state
         pooled = pool_hidden_states(hidden, named["attention_mask"], self.pooling)
+        if not self.normalize:
+            return pooled
         return functional.normalize(pooled, p=2.0, dim=-1)
 
 
 class TransformerTextEncoder:
     """One text (or SMILES) embedding role backed by a transformer.
 
-    ``encode(texts, titles=None) -> np.ndarray (n, dimension) float32``, rows L2-normalised,
-    in input order. Texts get ``spec.text_prefix``; with titles given, ``input_format:
-    title-text-pair`` makes each input the ``[title, text]`` pair and ``title-dot-text`` the
-    sequence ``"title. text"``. Inputs
-    over ``max_tokens`` are truncated. Single and batched calls share one code path.
+    ``encode(texts, titles=None) -> np.ndarray (n, dimension) float32`` in input order;
+    rows L2-normalised unless ``spec.normalize`` is false (``metric: ip`` roles such as
+    MedCPT, whose vector norms carry signal). Texts get ``spec.text_prefix``; with titles
+    given, ``input_format: title-text-pair`` makes each input the ``[title, text]`` pair
+    and ``title-dot-text`` the sequence ``"title. text"``. Inputs over ``max_tokens`` are
+    truncated. Single and batched calls share one code path.
     """
 
     def __init__(
@@ -108,7 +123,8 @@ class TransformerTextEncoder:
     def encode(
         self, texts: Sequence[str], titles: Sequence[str | None] | None = None
     ) -> np.ndarray:
-        """Embed texts: ``(n, d)`` float32, L2-normalised rows; ``(0, d)`` for no texts.
+        """Embed texts: ``(n, d)`` float32 (rows L2-normalised when ``spec.normalize``);
+        ``(0, d)`` for no texts.
 
         Raises:
             ModelInputError: ``texts`` is not a list of str, or titles do not line up.
@@ -140,23 +156,35 @@ def build_transformer_text_encoder(
     model: torch.nn.Module,
     preprocess: Preprocess | None = None,
 ) -> TransformerTextEncoder:
-    """Wrap a loaded tokenizer + model as a role: device, dtype, pooling, runtime (torch or
-    ONNX), batching; then check the output width against ``spec.dimension``.
+    """Wrap a loaded tokenizer + model as a role: device, dtype, pooling, normalisation
+    (``spec.normalize``), runtime (torch or ONNX), batching; then check the output width
+    against ``spec.dimension``. An unnormalised role's ONNX export is keyed apart from the
+    normalised one of the same model.
 
     Raises:
-        ModelNotAvailableError: the model's output width is not ``spec.dimension``.
+        ModelNotAvailableError: the model's output width is not ``spec.dimension``, or
+            moving it to the device, exporting it or the warm-up forward pass failed
+            (the original exception is the ``__cause__``).
     """
     configure_threads(profile)
     device = torch_device_for(spec, profile)
-    model = model.to(device=device, dtype=model_dtype(device, profile)).eval()
+    with model_stage(spec, "moving to the device"):
+        model = model.to(device=device, dtype=model_dtype(device, profile, spec)).eval()
     input_names = model_input_names(tokenizer, model)
     adapter = TokenizerAdapter(tokenizer, input_names, effective_max_length(spec, tokenizer, model))
-    module = PooledTextModule(model, spec.pooling, input_names).eval()
-    forward = build_forward(module, spec, profile, input_names, adapter.example_inputs(), folder)
+    module = PooledTextModule(model, spec.pooling, input_names, spec.normalize).eval()
+    # The normalisation is part of the exported graph; the key of a normalised export
+    # stays as it was, so existing caches remain valid.
+    extra_key = None if spec.normalize else {"normalize": False}
+    with model_stage(spec, "preparing the runtime"):
+        forward = build_forward(
+            module, spec, profile, input_names, adapter.example_inputs(), folder, extra_key
+        )
     encoder = TransformerTextEncoder(
         spec, adapter, forward, BatchLimits.from_profile(profile), preprocess
     )
-    check_dimension(spec, encoder.encode(["CCO"]).shape[1])  # valid as text and as SMILES
+    with model_stage(spec, "warm-up"):  # valid as text and as SMILES
+        check_dimension(spec, encoder.encode(["CCO"]).shape[1])
     return encoder
 
 

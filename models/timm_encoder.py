@@ -30,6 +30,7 @@ from models.runtime import (
     configure_threads,
     load_pretrained,
     model_dtype,
+    model_stage,
     resolve_device,
 )
 from models.sources import not_available, resolve_source
@@ -102,26 +103,27 @@ class TimmImageEncoder:
 
 def load_timm_encoder(spec: EncoderSpec, profile: ModelProfile) -> TimmImageEncoder:
     """Load a ``timm`` role: ``timm.create_model('local-dir:<folder>', pretrained=True,
-    **model_kwargs)`` and its data-config transform; fp16 on CUDA when the profile says so.
+    **model_kwargs)`` and its data-config transform, in :func:`models.runtime.model_dtype`
+    (the whole model; pixels are cast to its patch embedding's dtype).
 
     Raises:
-        ModelNotAvailableError: weights or config not available locally, or the output
-            width is not ``spec.dimension``.
+        ModelNotAvailableError: weights or config not available locally, loading, moving
+            to the device or the warm-up forward pass failed (the original exception is the
+            ``__cause__``), or the output width is not ``spec.dimension``.
     """
     folder = resolve_source(spec, profile.hf_cache_dir)
     configure_threads(profile)
     device = resolve_device(profile)
     kwargs = resolve_layer_references(spec.model_kwargs, spec)
 
-    def create() -> torch.nn.Module:
-        try:
-            return timm.create_model(f"local-dir:{folder}", pretrained=True, **kwargs)
-        except RuntimeError as error:
-            raise OSError(str(error)) from None
-
-    model = load_pretrained(spec, create)
-    model = model.to(device=device, dtype=model_dtype(device, profile)).eval()
-    preprocess = create_transform(**resolve_data_config(model=model))
+    model = load_pretrained(
+        spec, lambda: timm.create_model(f"local-dir:{folder}", pretrained=True, **kwargs)
+    )
+    with model_stage(spec, "moving to the device"):
+        model = model.to(device=device, dtype=model_dtype(device, profile, spec)).eval()
+    with model_stage(spec, "reading the data config"):
+        preprocess = create_transform(**resolve_data_config(model=model))
     encoder = TimmImageEncoder(spec, model, preprocess, profile.max_batch_size)
-    check_dimension(spec, encoder.encode_images([blank_image_bytes()]).shape[1])
+    with model_stage(spec, "warm-up"):
+        check_dimension(spec, encoder.encode_images([blank_image_bytes()]).shape[1])
     return encoder

@@ -1,7 +1,9 @@
 """Query and node vectors for the pipeline: a per-(role, text) LRU of query embeddings
 with in-flight sharing, the SMILES query text of a chemical plan, and document vectors
-for cosine reranks that reuse stored vectors where they are valid (DESIGN.md
-performance notes)."""
+for the Tier-1 / Tier-2 reranks that reuse stored vectors where they are valid (DESIGN.md
+performance notes). Vectors are as the role's encoder returns them: unit rows for a
+``cosine`` role, raw rows for an ``ip`` role (MedCPT), so a dot product is each role's
+own metric."""
 
 from __future__ import annotations
 
@@ -83,7 +85,8 @@ class EmbeddingService:
             raise BackendUnavailable(f"no encoder for role {role!r}") from None
 
     async def query_vector(self, role: str, text: str) -> np.ndarray:
-        """(d,) float32 L2-normalised embedding of ``text`` by ``role``; repeated and
+        """(d,) float32 embedding of ``text`` by ``role`` (L2-normalised for a ``cosine``
+        role, the raw model output for an ``ip`` role such as MedCPT); repeated and
         concurrent requests for the same (role, text) share one encoder call.
 
         The call runs as its own task, so one caller timing out (and being cancelled)
@@ -127,7 +130,8 @@ class EmbeddingService:
         return np.asarray(vectors, dtype=np.float32).reshape(-1)
 
     async def node_vectors(self, role: str, nodes: Sequence[NodeWithScore]) -> np.ndarray:
-        """(n, d) float32 document vectors of ``nodes`` for ``role``.
+        """(n, d) float32 document vectors of ``nodes`` for ``role`` (unit rows for a
+        ``cosine`` role, raw for an ``ip`` role).
 
         A node's stored vector (returned by the dense search) is reused when its
         collection's document encoder is ``role`` and its text is within the Tier-1 cut

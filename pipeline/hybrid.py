@@ -45,7 +45,12 @@ def hybrid_fuse_dense_sparse(
     """Re-score ``nodes`` with ``alpha * dense + (1 - alpha) * sparse`` (R-HYB-1), best first.
 
     ``dense`` is the node's ``vector_similarity`` (cosine normalised to [0, 1], R-HYB-2;
-    0.0 when the node came from the lexical leg without a vector); ``sparse`` is
+    0.0 when the node came from the lexical leg without a vector). On an ``ip`` collection
+    (MedCPT, scored by raw inner product per its model card) it is still the cosine of
+    query and stored vector, not the inner product: the raw inner product is unbounded
+    (tens to hundreds for MedCPT) and would swamp the [0, 1] overlap whatever ``alpha``
+    says; the inner product's order enters through the dense leg (which hits are
+    recalled, and their RRF rank under ``fusion: rrf``). ``sparse`` is
     ``sparse_score(query, text, extra_terms)``. Returns new objects; ties keep input order.
 
     Raises:

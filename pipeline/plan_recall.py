@@ -195,7 +195,7 @@ class PlanRecall:
             _settle(lexical, structural)
         detail["ann_ms"] = round(clock.ms - detail["encode_ms"], 3)
         lexical_hits = [
-            _with_vector_similarity(item, vector, plan.collection)
+            _with_vector_similarity(item, vector, plan.collection, spec.metric)
             for item in lexical_hits
             if meets_minimum_should_match(
                 context.query, item.node.text, self.settings.lexical.minimum_should_match
@@ -335,11 +335,20 @@ async def _none_structure() -> tuple[list[NodeWithScore], bool]:
 
 
 def _with_vector_similarity(
-    item: NodeWithScore, query_vector: np.ndarray, collection: str
+    item: NodeWithScore, query_vector: np.ndarray, collection: str, metric: str = "cosine"
 ) -> NodeWithScore:
-    # A BM25 hit has no ANN score: its cosine comes from its stored vector (R-HYB-2).
+    """A BM25 hit has no ANN score: its ``vector_similarity`` is the cosine of its stored
+    (d,) vector and the (d,) query vector, clipped to [0, 1] (R-HYB-2), as the dense leg
+    sets it. ``cosine`` collections hold unit vectors, so the dot product is the cosine;
+    an ``ip`` collection (MedCPT: raw vectors, model card) divides it by both norms, so
+    the number means the same as the dense hits' ``vector_similarity`` (their order by
+    raw inner product is the dense leg's, not this)."""
     update: dict[str, Any] = {"collection": item.collection or collection}
     if item.node.embedding is not None and item.vector_similarity is None:
-        cosine = float(np.dot(np.asarray(item.node.embedding, dtype=np.float32), query_vector))
+        stored = np.asarray(item.node.embedding, dtype=np.float32)
+        cosine = float(np.dot(stored, query_vector))
+        if metric == "ip":
+            norms = float(np.linalg.norm(stored) * np.linalg.norm(query_vector))
+            cosine = cosine / norms if norms > 0.0 else 0.0
         update["vector_similarity"] = min(1.0, max(0.0, cosine))
     return item.model_copy(update=update)

@@ -2,7 +2,9 @@
 called in-process or through Ray Serve handles; nothing in ``pipeline/`` knows which.
 
 All methods are async: an implementation backed by a blocking call runs it in a thread.
-Vectors are numpy ``float32`` arrays, L2-normalised, shape ``(n, d)``.
+Vectors are numpy ``float32`` arrays, shape ``(n, d)``: L2-normalised for a ``cosine``
+role; raw for an ``ip`` role (MedCPT, whose model card scores by the inner product of
+unnormalised vectors; ``CollectionSpec.metric``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ __all__ = [
 class TextEncoder(Protocol):
     """One embedding role (text or SMILES).
 
-    ``encode(texts, titles=None) -> (n, d) float32``, L2-normalised. ``titles`` is given
+    ``encode(texts, titles=None) -> (n, d) float32``, L2-normalised unless the role's
+    metric is ``ip`` (then the raw model output, e.g. MedCPT's ``[CLS]``). ``titles`` is given
     for document-side encoding where the model takes ``[title, text]`` pairs (MedCPT
     article encoder); encoders that do not use titles ignore it.
 
@@ -75,10 +78,12 @@ class CrossEncoder(Protocol):
 @runtime_checkable
 class VectorStore(Protocol):
     """Vector collections (Milvus). Dense scores are cosine similarity normalised to
-    [0, 1] (R-HYB-2); lexical scores are BM25, positive, best first; structure scores
-    (SPEC A-3) are the Tanimoto similarity of packed 2048-bit Morgan fingerprints
-    (``pipeline.structure``), or 1.0 for an exact InChIKey match. The structure searches
-    give ``[]`` for a collection without structure fields."""
+    [0, 1] (R-HYB-2) on a ``cosine`` collection; on an ``ip`` collection ``score`` is the
+    raw inner product (the order) and ``vector_similarity`` the cosine in [0, 1]. Lexical
+    scores are BM25, positive, best first; structure scores (SPEC A-3) are the Tanimoto
+    similarity of packed 2048-bit Morgan fingerprints (``pipeline.structure``), or 1.0 for
+    an exact InChIKey match. The structure searches give ``[]`` for a collection without
+    structure fields."""
 
     async def search_dense(
         self,
@@ -150,10 +155,16 @@ class DocumentRegistry(Protocol):
 @runtime_checkable
 class IngestVectorStore(VectorStore, Protocol):
     """What ingestion needs beyond search: create collections (``structure``: with the
-    structure-search fields, SPEC A-3), replace a document."""
+    structure-search fields, SPEC A-3; ``metric``: the dense metric, ``cosine`` or ``ip``,
+    ``CollectionSpec.metric``), replace a document."""
 
     async def ensure_collection(
-        self, name: str, dimension: int, hybrid: bool, structure: bool = False
+        self,
+        name: str,
+        dimension: int,
+        hybrid: bool,
+        structure: bool = False,
+        metric: str = "cosine",
     ) -> object: ...
 
     async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None: ...

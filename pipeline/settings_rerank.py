@@ -119,8 +119,9 @@ def _default_profile_weights() -> dict[str, ProfileWeights]:
 class Tier2Scorer(StrEnum):
     """Where Tier-2's ``ce`` part comes from.
 
-    ``cross_encoder``: the cross-encoder port (R-T2-3). ``stored_vectors``: the cosine of
-    the query vector and the stored document vector of ``stored_vector_role`` (the
+    ``cross_encoder``: the cross-encoder port (R-T2-3). ``stored_vectors``: the cosine (the
+    raw inner product on an ``ip`` collection, as its model card scores) of the query
+    vector and the stored document vector of ``stored_vector_role`` (the
     offline stand-in scorer is that same bi-encoder, so this is its score without
     re-encoding a single candidate); nodes without such a vector take their first-stage
     evidence instead.

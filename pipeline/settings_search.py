@@ -29,6 +29,15 @@ class CollectionSpec(_Frozen):
     ``query_encoder`` / ``document_encoder`` are encoder *roles*; the model profile decides
     which weights fill a role. ``modality`` is what the document side embeds: ``text``,
     ``smiles`` or ``image``. ``hybrid`` adds the BM25 leg and R-HYB-1 fusion (R-HYB-4).
+
+    ``metric`` is how the dense leg compares query and document vectors, from the model
+    card of its encoders (it must equal their ``models.specs.EncoderSpec.metric``, checked
+    where the profile is loaded, ``deployments.config.AppConfig``): ``cosine`` (default;
+    the encoders return unit vectors, Milvus index metric ``COSINE``) or ``ip`` (the raw
+    inner product of unnormalised vectors, Milvus ``IP``; MedCPT, whose card and training
+    score by inner product). The dense leg of an ``ip`` collection is ordered by the raw
+    inner product; its ``vector_similarity`` stays the cosine in [0, 1] (R-HYB-2, see
+    ``pipeline.stores.milvus_search``).
     """
 
     name: str
@@ -37,6 +46,7 @@ class CollectionSpec(_Frozen):
     modality: str = "text"
     hybrid: bool = False
     enabled: bool = True
+    metric: Literal["cosine", "ip"] = "cosine"
 
 
 def default_collections() -> dict[str, CollectionSpec]:

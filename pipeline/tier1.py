@@ -15,7 +15,8 @@ from pipeline.text import contains_term, path_blob
 __all__ = ["NodeVectors", "cosine_rerank", "entity_filter", "tier1_encoder_for", "tier1_rerank"]
 
 NodeVectors = Callable[[str, Sequence[NodeWithScore]], Awaitable[np.ndarray]]
-"""``(encoder_role, nodes) -> (n, d) float32`` L2-normalised document vectors."""
+"""``(encoder_role, nodes) -> (n, d) float32`` document vectors (L2-normalised for a
+``cosine`` role, raw for an ``ip`` role)."""
 
 
 def tier1_encoder_for(collection: str, settings: Tier1Settings) -> str | None:
@@ -52,9 +53,15 @@ async def cosine_rerank(
     encoder: str,
     node_vectors: NodeVectors,
 ) -> list[NodeWithScore]:
-    """R-T1-3: score each node by the dot product of the L2-normalised query vector
-    ((d,) float32) and its document vector, best first. ``node_vectors`` supplies the
-    document vectors (stored ones reused where valid, else texts[:2048] encoded)."""
+    """R-T1-3: score each node by the dot product of the query vector ((d,) float32) and
+    its document vector, best first. ``node_vectors`` supplies the document vectors
+    (stored ones reused where valid, else texts[:2048] encoded).
+
+    The dot product is the role's own metric: the cosine for a ``cosine`` role (the
+    encoder returns unit vectors), the raw inner product for an ``ip`` role (MedCPT: its
+    model card scores by the inner product of unnormalised vectors, Jin et al. 2023), so
+    no normalisation happens here. ``score`` is that value (unbounded for ``ip``; only
+    the order is used downstream)."""
     if not nodes:
         return []
     vectors = await node_vectors(encoder, nodes)

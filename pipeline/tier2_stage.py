@@ -234,20 +234,32 @@ class Tier2Stage:
         return await self.cross_encoder.score(query, texts, titles)
 
     async def _stored_vector_scores(self, query: str, nodes: Sequence[NodeWithScore]) -> np.ndarray:
-        """(n,) float32: the cosine of the query and each node's stored vector where the
+        """(n,) float32: the score of the query and each node's stored vector where the
         node's collection was embedded by ``stored_vector_role``; NaN elsewhere.
 
-        The dense leg already computed it against the plan's query vector
-        (``vector_similarity``, R-HYB-2): reused as is. Only a node without it (none in
-        the default flow) costs a query encoding.
+        ``cosine`` collections: the cosine. The dense leg already computed it against the
+        plan's query vector (``vector_similarity``, R-HYB-2): reused as is. Only a node
+        without it (none in the default flow) costs a query encoding.
+
+        ``ip`` collections (MedCPT: its model card scores by the raw inner product of
+        query and article embeddings): the raw inner product of the stored vector and the
+        query encoded by the collection's *query* encoder, not the clipped cosine in
+        ``vector_similarity``; the pool's scores are min-max normalised afterwards
+        (R-T2-3), so the unbounded scale does not matter. A node without its stored
+        vector stays NaN (it takes its first-stage evidence).
         """
         role = self.settings.tier2.stored_vector_role
         scores = np.full(len(nodes), np.nan, dtype=np.float32)
         missing = []
+        inner_product: dict[str, list[int]] = {}
         for index, item in enumerate(nodes):
-            if self._document_role(item) != role:
+            spec = self.settings.collections.get(item.collection or "")
+            if spec is None or spec.document_encoder != role:
                 continue
-            if item.vector_similarity is not None:
+            if spec.metric == "ip":
+                if item.node.embedding is not None:
+                    inner_product.setdefault(spec.query_encoder, []).append(index)
+            elif item.vector_similarity is not None:
                 scores[index] = item.vector_similarity
             elif item.node.embedding is not None:
                 missing.append(index)
@@ -255,15 +267,15 @@ class Tier2Stage:
             query_vector = np.asarray(await self.embeddings.query_vector(role, query))
             matrix = np.asarray([nodes[i].node.embedding for i in missing], dtype=np.float32)
             scores[missing] = matrix @ query_vector
+        for query_role, indexes in inner_product.items():
+            query_vector = np.asarray(await self.embeddings.query_vector(query_role, query))
+            matrix = np.asarray([nodes[i].node.embedding for i in indexes], dtype=np.float32)
+            scores[indexes] = matrix @ query_vector
         if not np.isfinite(scores).any():
             # No node of this scorer's space (a chemistry-only window): a constant score
             # leaves the order to the first stage and the entity / section terms.
             return np.zeros(len(nodes), dtype=np.float32)
         return scores
-
-    def _document_role(self, item: NodeWithScore) -> str | None:
-        spec = self.settings.collections.get(item.collection or "")
-        return spec.document_encoder if spec is not None else None
 
     def _chemical_scores(
         self, context: SearchContext

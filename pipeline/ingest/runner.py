@@ -260,6 +260,7 @@ class IngestRunner:
                 encoder.dimension,
                 spec.hybrid,
                 structure=spec.modality == STRUCTURE_MODALITY,
+                metric=spec.metric,
             )
             self._ready.add(spec.name)
         size = self.settings.ingest.encode_batch

@@ -18,12 +18,16 @@ restart every collection is *released* and refuses searches ("call load()"), so 
 store loads a collection when it first describes it and, if a call still finds it
 released, loads it and retries once.
 
-Scores: dense = cosine clipped to [0, 1] (R-HYB-2), also set as ``vector_similarity``;
-lexical = BM25, positive, best first (Lite returns negative distances; the sign is
-dropped); structure (SPEC A-3) = exact Tanimoto of Morgan fingerprints, or 1.0 for an
-exact InChIKey match. Scope filters are built by :mod:`pipeline.stores.expressions`: no value is
-pasted raw, and long document-id lists are split into several searches whose hits are
-merged (BM25 statistics are collection-wide, so scores of the parts compare).
+Scores: dense, on a ``cosine`` collection = cosine clipped to [0, 1] (R-HYB-2), also set
+as ``vector_similarity``; on an ``ip`` collection (MedCPT, whose model card scores by the
+raw inner product) ``score`` = the raw inner product, which orders the hits, and
+``vector_similarity`` = their cosine clipped to [0, 1] from the stored vector
+(``milvus_schema.dense_scores``); lexical = BM25, positive, best first (Lite returns
+negative distances; the sign is dropped); structure (SPEC A-3) = exact Tanimoto of
+Morgan fingerprints, or 1.0 for an exact InChIKey match. Scope filters are built by
+:mod:`pipeline.stores.expressions`: no value is pasted raw, and long document-id lists
+are split into several searches whose hits are merged (BM25 statistics are
+collection-wide, so scores of the parts compare).
 
 Layout: this module holds the store's constructor, clients and error mapping; its
 methods come from one mixin per job: ``milvus_collections`` (create / describe / drop /
@@ -96,6 +100,11 @@ class MilvusVectorStore(
         search_batch: concurrent one-query searches that differ only in the query are
             sent as one search of up to this many queries (dynamic batching,
             :mod:`pipeline.stores.search_batching`); 1 turns it off.
+        metrics: logical collection -> the dense metric the configuration expects
+            (``cosine`` / ``ip``, ``CollectionSpec.metric``); a dense search of an
+            existing collection whose index has another metric raises ``ValueError``
+            instead of silently comparing by the old metric. Unlisted collections are
+            searched with whatever metric their index has.
     """
 
     def __init__(
@@ -115,6 +124,7 @@ class MilvusVectorStore(
         search_consistency: str = "Strong",
         partition_key: str | None = None,
         search_batch: int = 64,
+        metrics: Mapping[str, str] | None = None,
     ) -> None:
         if min(max_ids_per_expression, upsert_batch_rows, upsert_batch_bytes, search_batch) < 1:
             raise ValueError("batch and expression limits must be >= 1")
@@ -139,6 +149,7 @@ class MilvusVectorStore(
         ] = weakref.WeakKeyDictionary()
         self._infos: dict[str, CollectionInfo] = {}
         self.search_batch = search_batch
+        self.metrics = dict(metrics or {})
         self._batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SearchBatcher] = (
             weakref.WeakKeyDictionary()
         )

@@ -13,7 +13,9 @@ from typing import Any
 
 from pymilvus import MilvusException
 
+from pipeline.stores.dense_metric import DENSE_METRICS, metric_from_index
 from pipeline.stores.milvus_schema import (
+    DENSE_FIELD,
     FINGERPRINT_FIELD,
     INCHIKEY_FIELD,
     CollectionInfo,
@@ -36,7 +38,14 @@ class MilvusCollectionsMixin:
         return f"{self.collection_prefix}{collection}"
 
     async def describe(self, collection: str) -> CollectionInfo | None:
-        """Dimension and hybrid flag of ``collection``; None when it does not exist."""
+        """Dimension, hybrid / structure flags and dense metric (read from the ``dense``
+        field's index: ``cosine`` or ``ip``) of ``collection``; None when it does not
+        exist.
+
+        Raises:
+            ValueError: the dense index has a metric the store does not use.
+            BackendUnavailable: the server does not answer.
+        """
         cached = self._infos.get(collection)
         if cached is not None:
             return cached
@@ -45,6 +54,10 @@ class MilvusCollectionsMixin:
             if not await self._client().has_collection(name):
                 return None
             description = await self._client().describe_collection(name)
+            index_names = await self._client().list_indexes(name, field_name=DENSE_FIELD)
+            index = (
+                await self._client().describe_index(name, index_names[0]) if index_names else None
+            )
             # Idempotent and cheap when loaded (3-7 ms on Lite); a reopened Lite
             # collection is released and refuses searches until loaded.
             await self._client().load_collection(name)
@@ -54,31 +67,44 @@ class MilvusCollectionsMixin:
             dimension=info.dimension,
             hybrid=info.hybrid,
             structure=info.structure,
+            metric=metric_from_index(index),
         )
         self._infos[collection] = info
         return info
 
     async def ensure_collection(
-        self, name: str, dimension: int, hybrid: bool, structure: bool = False
+        self,
+        name: str,
+        dimension: int,
+        hybrid: bool,
+        structure: bool = False,
+        metric: str = "cosine",
     ) -> CollectionInfo:
         """Create ``name`` (schema in ``milvus_schema``) unless it exists; return its info.
 
         ``structure`` asks for the structure-search fields (SPEC A-3; collections of the
         ``smiles`` modality). An existing structure collection also serves a caller that
-        does not ask for them.
+        does not ask for them. ``metric`` (``cosine`` / ``ip``, the collection's
+        ``CollectionSpec.metric``) is the dense index's metric (``COSINE`` / ``IP``).
 
         Raises:
-            ValueError: it exists with another dimension or hybrid flag, or without the
-                structure fields that ``structure`` asks for (created before SPEC A-3: it
-                must be dropped and its compounds ingested again).
+            ValueError: an unknown metric; it exists with another dimension or hybrid
+                flag, or with another dense metric (its stored vectors were made for the
+                other metric, e.g. L2-normalised for COSINE where MedCPT's ``ip`` needs
+                the raw vectors: drop it and ingest again; Milvus cannot change an
+                index's metric in place), or without the structure fields that
+                ``structure`` asks for (created before SPEC A-3: it must be dropped and
+                its compounds ingested again).
             BackendUnavailable: the server does not answer.
         """
+        if metric not in DENSE_METRICS:
+            raise ValueError(f"unknown dense metric {metric!r}; one of {sorted(DENSE_METRICS)}")
         existing = await self.describe(name)
         if existing is None:
             schema = build_schema(
                 dimension, hybrid, self.analyzer_params, self.partition_key, structure
             )
-            index_params = build_index_params(self.index, hybrid, structure)
+            index_params = build_index_params(self.index, hybrid, structure, metric)
             physical = self.physical_name(name)
 
             def create() -> None:
@@ -121,6 +147,16 @@ class MilvusCollectionsMixin:
             raise ValueError(
                 f"collection {name!r} exists with dimension {existing.dimension}, hybrid "
                 f"{existing.hybrid}; asked for dimension {dimension}, hybrid {hybrid}"
+            )
+        if existing.metric != metric:
+            physical = self.physical_name(name)
+            raise ValueError(
+                f"collection {name!r} ({physical!r} on {self.uri}) has a "
+                f"{DENSE_METRICS[existing.metric]} dense index; asked for metric {metric!r} "
+                f"({DENSE_METRICS[metric]}). Its vectors were encoded for the other metric "
+                f"and Milvus cannot change an index's metric in place: drop it (pymilvus: "
+                f"MilvusClient(uri).drop_collection({physical!r}), or start from a new data "
+                f"directory) and ingest its documents again"
             )
         if structure and not existing.structure:
             raise ValueError(

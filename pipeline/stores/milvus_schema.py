@@ -8,7 +8,7 @@ One collection per row of SPEC.md section 0. Fields (``*`` = hybrid collections 
 | ``text`` | VARCHAR(65535) | the chunk text returned to users |
 | ``lexical_text`` * | VARCHAR(65535), analyser on | text the BM25 function reads |
 | ``sparse`` * | SPARSE_FLOAT_VECTOR | BM25 function output, ``SPARSE_INVERTED_INDEX`` / BM25 |
-| ``dense`` | FLOAT_VECTOR(dim) | the document vector, COSINE |
+| ``dense`` | FLOAT_VECTOR(dim) | the document vector, COSINE or IP (the collection's metric) |
 | ``document_id`` | VARCHAR(512) | scalar filter ``document_id in [...]`` (R-SUP-3) |
 | ``kb_name`` | VARCHAR(256) | scope filter (R-RT-12) |
 | ``biomed_section`` | VARCHAR(256) | canonical section (R-ING-2, R-T2-6) |
@@ -30,6 +30,9 @@ row); with ``fingerprint_bits`` the store recovers ``c`` and the exact Tanimoto
 sparse row, so a row without a structure carries the single dimension
 ``NO_STRUCTURE_DIMENSION`` (outside the fingerprint's bits: no query ever matches it).
 
+The dense index's metric is the collection's (``COSINE`` or ``IP``, from its encoders'
+model cards; :mod:`pipeline.stores.dense_metric`).
+
 VARCHAR limits are checked in UTF-8 bytes (the stricter reading of Milvus' ``max_length``)
 before a row is sent, and a violation raises ``ValueError`` naming the node and field.
 """
@@ -47,6 +50,7 @@ from pymilvus import DataType, Function, FunctionType, MilvusClient
 from pymilvus.milvus_client.index import IndexParams
 
 from pipeline.schema import Node
+from pipeline.stores.dense_metric import cosine_to_unit, milvus_metric
 from pipeline.structure import (
     FINGERPRINT_BITS,
     fingerprint_on_bits,
@@ -118,21 +122,26 @@ class DenseIndex:
         """HNSW; a search uses ``ef = max(ef, top_k)``."""
         return cls("HNSW", {"M": m, "efConstruction": ef_construction}, {"ef": ef})
 
-    def search_params_for(self, top_k: int) -> dict[str, Any]:
+    def search_params_for(self, top_k: int, metric: str = "cosine") -> dict[str, Any]:
+        """Parameters of a dense search for ``top_k`` hits on an index built with ``metric``
+        (``cosine`` / ``ip``: Milvus needs the index's own ``metric_type``; an unknown
+        one raises ``ValueError``)."""
         params = dict(self.search_params)
         if "ef" in params:
             params["ef"] = max(int(params["ef"]), top_k)
-        return {"metric_type": "COSINE", "params": params}
+        return {"metric_type": milvus_metric(metric), "params": params}
 
 
 @dataclass(frozen=True)
 class CollectionInfo:
-    """What the store needs to know about an existing collection."""
+    """What the store needs to know about an existing collection. ``metric`` is its dense
+    index's metric: ``cosine`` or ``ip`` (see the module docstring)."""
 
     name: str
     dimension: int
     hybrid: bool
     structure: bool = False
+    metric: str = "cosine"
 
 
 def build_schema(
@@ -194,14 +203,17 @@ def build_schema(
     return schema
 
 
-def build_index_params(index: DenseIndex, hybrid: bool, structure: bool = False) -> IndexParams:
-    """Dense index (COSINE) plus, for hybrid collections, the BM25 sparse index and, for
-    structure collections, the fingerprint's sparse IP index."""
+def build_index_params(
+    index: DenseIndex, hybrid: bool, structure: bool = False, metric: str = "cosine"
+) -> IndexParams:
+    """Dense index (``COSINE`` for metric ``cosine``, ``IP`` for ``ip``) plus, for hybrid
+    collections, the BM25 sparse index and, for structure collections, the fingerprint's
+    sparse IP index. An unknown metric raises ``ValueError``."""
     params = MilvusClient.prepare_index_params()
     params.add_index(
         field_name=DENSE_FIELD,
         index_type=index.index_type,
-        metric_type="COSINE",
+        metric_type=milvus_metric(metric),
         params=dict(index.build_params),
     )
     if hybrid:
@@ -381,10 +393,3 @@ def entity_to_node(entity: Mapping[str, Any], with_vectors: bool) -> Node:
         metadata=metadata,
         embedding=embedding,
     )
-
-
-def cosine_to_unit(distance: float) -> float:
-    """Cosine similarity clipped to [0, 1] (R-HYB-2: ``max(0, cos)``, NaN -> 0)."""
-    if math.isnan(distance):
-        return 0.0
-    return min(1.0, max(0.0, float(distance)))

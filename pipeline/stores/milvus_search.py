@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 
 from pipeline.schema import NodeWithScore, ScopeFilter
+from pipeline.stores.dense_metric import DENSE_METRICS, dense_scores
 from pipeline.stores.expressions import scope_expressions
 from pipeline.stores.milvus_schema import (
     DENSE_FIELD,
     SPARSE_FIELD,
     CollectionInfo,
-    cosine_to_unit,
     entity_to_node,
     output_fields,
 )
@@ -109,23 +109,33 @@ class MilvusSearchMixin:
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
     ) -> list[NodeWithScore]:
-        """Nearest chunks to ``vector`` by cosine, best first.
+        """Nearest chunks to ``vector`` by the collection's metric, best first.
+
+        The metric is the dense index's (``CollectionInfo.metric``): ``cosine`` or ``ip``
+        (raw inner product; MedCPT's model card scores by it, Jin et al. 2023).
 
         Args:
             collection: logical collection name; a missing collection gives ``[]``.
-            vector: the (d,) or (1, d) float32 query vector (L2-normalised by the encoder).
+            vector: the (d,) or (1, d) float32 query vector (L2-normalised by the encoder
+                of a ``cosine`` collection; raw for an ``ip`` one).
             top_k: hits wanted, 1..16384.
             scope: kb names / document ids / tags (R-SUP-3, R-RT-12); None = everything.
             with_vectors: fill ``Node.embedding`` with the stored (d,) vector (Tier-1
                 reuse, DESIGN.md performance notes).
 
         Returns:
-            ``NodeWithScore`` list, ``score`` = ``vector_similarity`` = ``max(0, cos)``
-            in [0, 1] (R-HYB-2), ``collection`` set.
+            ``NodeWithScore`` list, ``collection`` set. ``cosine``: ``score`` =
+            ``vector_similarity`` = ``max(0, cos)`` in [0, 1] (R-HYB-2). ``ip``: ``score``
+            = the raw inner product (the order; unbounded), ``vector_similarity`` = the
+            cosine of query and stored vector clipped to [0, 1] (the stored vectors are
+            read for it whatever ``with_vectors`` says; ``Node.embedding`` is filled
+            only when asked).
 
         Raises:
             ValueError: bad ``top_k``, a vector of the wrong size or non-finite, an invalid
-                scope value.
+                scope value, or a collection whose index metric is not the one
+                ``metrics`` expects for it (created before the metric changed: drop it
+                and ingest again).
             BackendUnavailable: the server does not answer.
         """
         self._check_top_k(top_k)
@@ -138,17 +148,35 @@ class MilvusSearchMixin:
                 f"query vector for {collection!r} must be {info.dimension} finite floats, "
                 f"got shape {np.shape(vector)}"
             )
+        expected = self.metrics.get(collection)
+        if expected is not None and expected != info.metric:
+            physical = self.physical_name(collection)
+            raise ValueError(
+                f"collection {collection!r} ({physical!r}) has a {DENSE_METRICS[info.metric]} "
+                f"dense index but is configured with metric {expected!r}; its vectors were "
+                f"encoded for the other metric: drop it and ingest its documents again"
+            )
+        # An ip hit's cosine (vector_similarity) needs the stored vector's norm.
+        fetch_vectors = with_vectors or info.metric == "ip"
         hits = await self._search(
             collection,
             info,
             [query.tolist()],
             DENSE_FIELD,
-            self.index.search_params_for(top_k),
+            self.index.search_params_for(top_k, info.metric),
             top_k,
             scope,
-            with_vectors,
+            fetch_vectors,
         )
-        return self._ranked(collection, hits, top_k, with_vectors, dense=True)
+        return self._ranked(
+            collection,
+            hits,
+            top_k,
+            with_vectors,
+            dense=True,
+            metric=info.metric,
+            query_norm=float(np.linalg.norm(query.astype(np.float64))),
+        )
 
     async def search_lexical(
         self,
@@ -192,20 +220,31 @@ class MilvusSearchMixin:
         top_k: int,
         with_vectors: bool,
         dense: bool,
+        metric: str = "cosine",
+        query_norm: float = 1.0,
     ) -> list[NodeWithScore]:
-        best: dict[str, tuple[float, dict[str, Any]]] = {}
+        """Merge the hits of several scope searches: best score per node, best first
+        (ties by node id), at most ``top_k``. Dense scores come from
+        :func:`~pipeline.stores.milvus_schema.dense_scores` (``ip``: ordered by the raw
+        inner product); lexical ones are the positive BM25 score."""
+        best: dict[str, tuple[float, float | None, dict[str, Any]]] = {}
         for distance, entity in hits:
-            score = cosine_to_unit(distance) if dense else abs(distance)
+            if dense:
+                score, similarity = dense_scores(
+                    distance, metric, query_norm, entity.get(DENSE_FIELD)
+                )
+            else:
+                score, similarity = abs(distance), None
             node_id = str(entity.get("node_id"))
             if node_id not in best or score > best[node_id][0]:
-                best[node_id] = (score, entity)
+                best[node_id] = (score, similarity, entity)
         ordered = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:top_k]
         return [
             NodeWithScore(
                 node=entity_to_node(entity, with_vectors),
                 score=score,
                 collection=collection,
-                vector_similarity=score if dense else None,
+                vector_similarity=similarity,
             )
-            for _, (score, entity) in ordered
+            for _, (score, similarity, entity) in ordered
         ]

@@ -126,6 +126,76 @@ async def test_ensure_collection_rejects_other_dimension(milvus_store: MilvusVec
     assert await milvus_store.drop_collection(name) is False
 
 
+def _norm_spread(rows: int, seed: int) -> np.ndarray:
+    """Unnormalised vectors whose norms differ (0.5 to 5), as MedCPT's raw [CLS] rows."""
+    scales = np.linspace(0.5, 5.0, rows, dtype=np.float32)[:, None]
+    return _unit(rows, seed) * np.random.default_rng(seed + 1).permutation(scales)
+
+
+async def test_ip_collection_ranks_by_raw_inner_product_cosine_by_cosine(
+    milvus_store: MilvusVectorStore,
+) -> None:
+    """MedCPT's model card scores by the raw inner product: an ``ip`` collection gets an
+    IP index, returns hits in inner-product order with the raw IP as score, and its
+    ``vector_similarity`` is the cosine; a ``cosine`` collection keeps the cosine."""
+    vectors = _norm_spread(30, seed=21)
+    query = _norm_spread(1, seed=22)[0] * 3.0
+    nodes = [_node(i) for i in range(30)]
+    ip_name, cos_name = _name("ip"), _name("cos")
+    info = await milvus_store.ensure_collection(ip_name, DIMENSION, hybrid=False, metric="ip")
+    assert info.metric == "ip"
+    cos_info = await milvus_store.ensure_collection(cos_name, DIMENSION, hybrid=False)
+    assert cos_info.metric == "cosine"
+    await milvus_store.upsert(ip_name, nodes, vectors)
+    await milvus_store.upsert(cos_name, nodes, vectors)
+    milvus_store._infos.clear()  # read the metric back from the server's index
+    assert (await milvus_store.describe(ip_name)).metric == "ip"  # type: ignore[union-attr]
+    assert (await milvus_store.describe(cos_name)).metric == "cosine"  # type: ignore[union-attr]
+
+    inner = vectors @ query
+    cosine = inner / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(query))
+    by_ip = [f"n{i}" for i in np.argsort(-inner, kind="stable")[:10]]
+    by_cosine = [f"n{i}" for i in np.argsort(-cosine, kind="stable")[:10]]
+    assert by_ip != by_cosine  # the norms change the order
+
+    ip_hits = await milvus_store.search_dense(ip_name, query, top_k=10)
+    assert [h.node.node_id for h in ip_hits] == by_ip
+    expected = {f"n{i}": float(inner[i]) for i in range(30)}
+    for hit in ip_hits:
+        assert hit.score == pytest.approx(expected[hit.node.node_id], rel=1e-4)
+        cos_value = float(cosine[int(hit.node.node_id[1:])])
+        assert hit.vector_similarity == pytest.approx(max(0.0, cos_value), abs=1e-5)
+        assert hit.node.embedding is None  # read for the cosine, not returned unasked
+    assert max(h.score for h in ip_hits) > 1.0  # raw, not clipped to [0, 1]
+
+    cos_hits = await milvus_store.search_dense(cos_name, query, top_k=10)
+    assert [h.node.node_id for h in cos_hits] == by_cosine
+    for hit in cos_hits:
+        cos_value = float(cosine[int(hit.node.node_id[1:])])
+        assert hit.score == pytest.approx(max(0.0, cos_value), abs=1e-5)
+        assert hit.vector_similarity == hit.score
+    with_vectors = await milvus_store.search_dense(ip_name, query, top_k=3, with_vectors=True)
+    assert with_vectors[0].node.embedding is not None
+
+
+async def test_metric_mismatch_is_a_clear_error(milvus_server: MilvusLiteServer) -> None:
+    """A collection made with one metric is never silently used with the other."""
+    name = _name("mix")
+    store = MilvusVectorStore(milvus_server.uri, collection_prefix="it_")
+    await store.ensure_collection(name, DIMENSION, hybrid=False)
+    with pytest.raises(ValueError, match=r"COSINE dense index; asked for metric 'ip'.*drop it"):
+        await store.ensure_collection(name, DIMENSION, hybrid=False, metric="ip")
+    with pytest.raises(ValueError, match="unknown dense metric"):
+        await store.ensure_collection(name, DIMENSION, hybrid=False, metric="l2")
+    await store.upsert(name, [_node(0)], _unit(1, seed=23))
+    configured = MilvusVectorStore(milvus_server.uri, collection_prefix="it_", metrics={name: "ip"})
+    with pytest.raises(ValueError, match="configured with metric 'ip'"):
+        await configured.search_dense(name, _unit(1, seed=24)[0], top_k=1)
+    assert await store.drop_collection(name) is True
+    await store.close()
+    await configured.close()
+
+
 async def test_r_hyb_2_dense_scores_in_unit_interval_best_first(
     milvus_store: MilvusVectorStore,
 ) -> None:

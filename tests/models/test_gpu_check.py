@@ -46,3 +46,17 @@ def test_quick_run_prints_one_table_and_passes(
 def test_unknown_family_is_refused() -> None:
     with pytest.raises(SystemExit):
         gpu_check.main(["--quick", "--families", "no-such-family"])
+
+
+def test_layouts_run_every_production_layout_in_half_precision(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = gpu_check.main(["--layouts", "--no-real"])
+    output = capsys.readouterr().out
+    assert code == 0, output
+    lines = output.splitlines()
+    assert lines[1].split()[:4] == ["family", "layout", "dtype", "ok"]
+    rows = [line for line in lines[3:] if line.strip()]
+    assert len(rows) == 8 and all(" ok " in row for row in rows), output
+    expected = "fp16" if torch.cuda.is_available() else "bf16"
+    assert all(f" {expected} " in row for row in rows)

@@ -121,7 +121,7 @@ class TestSmilesBertEncoder:
 
 
 class TestMolformerFamily:
-    def test_needs_trust_remote_code(
+    def test_default_path_refuses_a_non_molformer_folder(
         self, tiny_bert_folder: Path, make_profile: ProfileFactory
     ) -> None:
         spec = EncoderSpec(
@@ -131,10 +131,10 @@ class TestMolformerFamily:
             dimension=HIDDEN,
             modality="smiles",
         )
-        with pytest.raises(ModelNotAvailableError, match="trust_remote_code"):
+        with pytest.raises(ModelNotAvailableError, match="not 'molformer'"):
             load_encoder(spec, make_profile())
 
-    def test_loads_through_auto_classes_with_mean_pooling_and_canonical_smiles(
+    def test_opt_in_remote_code_loads_through_auto_classes_with_mean_pooling(
         self, tiny_bert_folder: Path, make_profile: ProfileFactory
     ) -> None:
         spec = EncoderSpec(

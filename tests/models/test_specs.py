@@ -34,7 +34,7 @@ class TestProfiles:
         assert roles["medcpt-query"].max_tokens == 64
         assert roles["medcpt-article"].input_format == "title-text-pair"
         assert roles["medcpt-rerank"].family is EncoderFamily.CROSS_ENCODER
-        assert roles["molformer"].trust_remote_code
+        assert not roles["molformer"].trust_remote_code  # built-in MoLFormer, no hub code
         assert roles["uni2"].dimension == 1536
 
     def test_from_mapping_takes_role_names_from_keys(self) -> None:

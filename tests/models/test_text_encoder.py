@@ -141,7 +141,7 @@ class TestLoading:
         with pytest.raises(ModelNotAvailableError, match="loading failed") as caught:
             load_encoder(tiny_text_spec(tmp_path), make_profile())
         assert "pubmedbert" in str(caught.value)
-        assert caught.value.__cause__ is None
+        assert isinstance(caught.value.__cause__, OSError)  # the original, kept as the cause
 
     def test_wrong_dimension_is_reported(
         self, tiny_bert_folder: Path, make_profile: ProfileFactory

@@ -91,11 +91,14 @@ def _in_scope(node: Node, scope: ScopeFilter | None) -> bool:
 
 
 class InMemoryVectorStore:
-    """Cosine search (scores max(0, cos)) plus BM25 (k1=0.9, b=0.4) over lexical texts."""
+    """Dense search by each collection's metric (``cosine``: scores max(0, cos);
+    ``ip``: score = raw inner product, vector_similarity = max(0, cos), as the Milvus
+    store) plus BM25 (k1=0.9, b=0.4) over lexical texts."""
 
     def __init__(self) -> None:
         self.rows: dict[str, dict[str, tuple[Node, np.ndarray, str]]] = {}
         self.fail_collections: set[str] = set()
+        self.metrics: dict[str, str] = {}
 
     async def upsert(
         self,
@@ -128,6 +131,11 @@ class InMemoryVectorStore:
             if not _in_scope(node, scope):
                 continue
             similarity = max(0.0, float(np.dot(stored, vector)))
+            score = similarity
+            if self.metrics.get(collection) == "ip":
+                score = float(np.dot(stored, vector))
+                norms = float(np.linalg.norm(stored) * np.linalg.norm(vector))
+                similarity = min(1.0, max(0.0, score / norms)) if norms > 0 else 0.0
             found = (
                 node.model_copy(update={"embedding": tuple(stored.tolist())})
                 if with_vectors
@@ -136,7 +144,7 @@ class InMemoryVectorStore:
             hits.append(
                 NodeWithScore(
                     node=found,
-                    score=similarity,
+                    score=score,
                     collection=collection,
                     vector_similarity=similarity,
                 )
@@ -231,9 +239,15 @@ class InMemoryVectorStore:
         return len(self.rows.get(collection, {}))
 
     async def ensure_collection(
-        self, name: str, dimension: int, hybrid: bool, structure: bool = False
+        self,
+        name: str,
+        dimension: int,
+        hybrid: bool,
+        structure: bool = False,
+        metric: str = "cosine",
     ) -> None:
         self.rows.setdefault(name, {})
+        self.metrics.setdefault(name, metric)
 
     async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None:
         table = self.rows.get(collection, {})

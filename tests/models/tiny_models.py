@@ -315,17 +315,20 @@ def build_tiny_laion_clip(folder: Path) -> Path:
     return folder
 
 
-def build_tiny_biomedclip(folder: Path, text_tower_folder: Path) -> Path:
+def build_tiny_biomedclip(
+    folder: Path, text_tower_folder: Path, text_tower_hub_id: str = TINY_BERT_HUB_ID
+) -> Path:
     """A tiny CLIP in BiomedCLIP's layout (``microsoft/BiomedCLIP-PubMedBERT_256-...``): a
     *timm* vision tower (``timm_model_name``, timm's 64-wide ``test_vit`` at 32 px, no
     pooling, linear projection) and an HF text tower named by hub id
-    (:data:`TINY_BERT_HUB_ID`, to be found in a hub cache), tokenizer files in the folder;
-    16-d output."""
+    (``text_tower_hub_id``, to be found in a hub cache holding ``text_tower_folder``;
+    the published model names ``microsoft/BiomedNLP-BiomedBERT-base-uncased-abstract``),
+    tokenizer files in the folder; 16-d output."""
     folder.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(7)
     text_cfg = {
-        "hf_model_name": TINY_BERT_HUB_ID,
-        "hf_tokenizer_name": TINY_BERT_HUB_ID,
+        "hf_model_name": text_tower_hub_id,
+        "hf_tokenizer_name": text_tower_hub_id,
         "hf_proj_type": "mlp",
         "hf_pooler_type": "cls_last_hidden_state_pooler",
         "context_length": 24,

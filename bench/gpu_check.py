@@ -699,9 +699,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.layouts:
         device = (f"cuda: {torch.cuda.get_device_name(0)} (fp16)" if torch.cuda.is_available()
                   else "no CUDA: bf16 on the CPU (the same casts as fp16 on CUDA)")
-        with tempfile.TemporaryDirectory(prefix="gpu-check-layouts-") as temporary:
-            with contextlib.redirect_stdout(sys.stderr):
-                rows = layout_rows(Path(temporary), None if args.no_real else args.real_profile)
+        with (tempfile.TemporaryDirectory(prefix="gpu-check-layouts-") as temporary,
+              contextlib.redirect_stdout(sys.stderr)):
+            rows = layout_rows(Path(temporary), None if args.no_real else args.real_profile)
         print(format_layout_table(rows, device))
         return 1 if any(row.ok is False for row in rows) else 0
     names = [name.strip() for name in args.families.split(",") if name.strip()]

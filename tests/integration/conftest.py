@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -82,10 +83,13 @@ def postgres_server(server_dir: Path) -> Iterator[EmbeddedPostgres]:
 
 @pytest.fixture(scope="module")
 def module_dsn(postgres_server: EmbeddedPostgres, request: pytest.FixtureRequest) -> str:
-    """A database of this test module's own on the session server (``t_<module>``), so
-    that no module sees documents another registered (the same demo ids recur)."""
+    """A new database of this test module's own on the session server
+    (``t_<module>_<random>``), so that no module sees documents another registered (the
+    same demo ids recur). New on every set-up: in a shuffled run a module's fixtures are
+    set up again when its tests come back, and must not see their own earlier rows."""
     module = request.module.__name__.rsplit(".", 1)[-1]
-    database = "t_" + re.sub(r"\W", "_", module)[:60]
+    name = re.sub(r"\W", "_", module)[:48]
+    database = f"t_{name}_{uuid.uuid4().hex[:8]}"
     return EmbeddedPostgres(postgres_server.data_dir, database=database).start().dsn
 
 

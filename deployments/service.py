@@ -7,18 +7,17 @@ from __future__ import annotations
 import asyncio
 import hmac
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from deployments.config import AppConfig
 from deployments.stores import StoreEndpoints, collection_metrics, open_stores
 from pipeline.errors import BackendUnavailable, Forbidden, InvalidRequest, Unauthorized
-from pipeline.ports import ModelPorts, RetrieverPorts
+from pipeline.ports import HealthCheck, ModelPorts, RetrieverPorts
 from pipeline.retriever import Retriever
 from pipeline.schema import SearchRequest, SearchResponse
 
-__all__ = ["ModelPorts", "Principal", "SearchService"]
+__all__ = ["Principal", "SearchService"]
 
 
 @dataclass(frozen=True)
@@ -159,7 +158,7 @@ class SearchService:
         """Every store and model deployment, checked; ``ready`` only when all answer."""
         checks: dict[str, str] = {}
 
-        async def run(name: str, check: Callable[[], Awaitable[Any]]) -> None:
+        async def run(name: str, check: HealthCheck) -> None:
             try:
                 result = await asyncio.wait_for(check(), timeout=10.0)
             except Exception as error:  # readiness reports every failure, never raises

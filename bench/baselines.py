@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import sys
@@ -115,6 +116,8 @@ class BaselineSettings:
     encoder_calls: int = 256
     scorer_calls: int = 16
     served_threads: tuple[int | None, ...] = (None, 2)
+    runtimes: tuple[str, ...] = ("torch",)
+    infinity_engines: tuple[str, ...] = ("torch",)
     infinity_python: Path | None = None
     infinity_port: int = 7997
     ray_cpus: int = 4
@@ -205,29 +208,45 @@ def _minilm_texts(settings: BaselineSettings, count: int) -> list[str]:
     return QueryMix.from_paths(settings.query_sets, settings.seed, unique=False).take(count)
 
 
+def _peer_engines(settings: BaselineSettings) -> list[tuple[str, Path]]:
+    """``(engine, model folder)`` per ``--infinity-engines`` item: ``torch`` runs on the
+    MiniLM folder; ``optimum:FOLDER`` runs infinity's ONNX Runtime engine on a folder
+    holding the model files and an optimum export (``model.onnx``, or
+    ``model_quantized.onnx``, which it prefers on the CPU): see bench/README.md."""
+    from bench.infinity import default_minilm_path
+
+    engines = []
+    for item in settings.infinity_engines:
+        engine, _, folder = item.partition(":")
+        engines.append((engine, Path(folder) if folder else default_minilm_path()))
+    return engines
+
+
 def run_infinity(settings: BaselineSettings) -> dict[str, Any]:
-    """infinity-emb on the same MiniLM folder: texts/s per concurrency over HTTP, or the
-    reason it could not run."""
-    from bench.infinity import default_minilm_path, http_embedding_rate, infinity_server
+    """infinity-emb on the same MiniLM weights, with each engine it has here: texts/s per
+    concurrency over HTTP, or the reason it could not run."""
+    from bench.infinity import http_embedding_rate, infinity_server
 
     if settings.infinity_python is None:
         return {"skipped": "no --infinity-python given"}
     texts = _minilm_texts(settings, settings.encoder_calls)
     batch = _config(settings).serve.encoder.max_batch_size
-    try:
-        with infinity_server(settings.infinity_python, default_minilm_path(),
-                             settings.infinity_port, batch_size=batch) as server:
-            rows = []
-            for concurrency in settings.encoder_concurrencies:
-                result = asyncio.run(http_embedding_rate(server.url, texts, concurrency,
-                                                         server.model))
-                rows.append({"concurrency": concurrency, "texts_per_s": result.rate,
-                             "texts": result.items, "failures": result.failures})
-                _progress(f"infinity-emb c={concurrency}", rows[-1])
-    except (FileNotFoundError, RuntimeError, OSError) as error:
-        return {"skipped": f"{type(error).__name__}: {error}"[:2000]}
-    return {"batch_size": batch, "engine": "torch, CPU, --no-bettertransformer",
-            "python": str(settings.infinity_python), "rows": rows}
+    rows = []
+    for engine, folder in _peer_engines(settings):
+        label = f"{engine} ({folder.name})" if engine != "torch" else "torch"
+        try:
+            with infinity_server(settings.infinity_python, folder, settings.infinity_port,
+                                 batch_size=batch, engine=engine) as server:
+                for concurrency in settings.encoder_concurrencies:
+                    result = asyncio.run(http_embedding_rate(server.url, texts, concurrency,
+                                                             server.model))
+                    rows.append({"engine": label, "concurrency": concurrency,
+                                 "texts_per_s": result.rate, "texts": result.items,
+                                 "failures": result.failures})
+                    _progress(f"infinity-emb {label} c={concurrency}", rows[-1])
+        except (FileNotFoundError, RuntimeError, OSError) as error:
+            rows.append({"engine": label, "skipped": f"{type(error).__name__}: {error}"[-600:]})
+    return {"batch_size": batch, "python": str(settings.infinity_python), "rows": rows}
 
 
 # -- 4. encoders --------------------------------------------------------------------------
@@ -239,14 +258,23 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
     HTTP-front texts/s of our MiniLM deployment (the infinity-emb comparison)."""
     from bench.encoders import ServedSettings, served_comparison
     from bench.infinity import http_embedding_rate
-    from bench.served import ModelApp, deploy_embeddings_http
+    from bench.served import (
+        ModelApp,
+        deploy_embeddings_direct,
+        deploy_embeddings_http,
+        hop_table,
+    )
 
     texts = _minilm_texts(settings, settings.encoder_calls)
     rows: list[dict[str, Any]] = []
     http_rows: list[dict[str, Any]] = []
-    for threads in settings.served_threads:
-        overrides = {"models": {"cpu_threads": threads}} if threads else None
-        label = f"cpu_threads={threads}" if threads else "profile options"
+    for runtime, threads in itertools.product(settings.runtimes, settings.served_threads):
+        overrides: dict[str, Any] = {"models": {"runtime": runtime}}
+        if threads:
+            overrides["serve"] = {name: {"intra_op_threads": threads}
+                                  for name in ("encoder", "cross_encoder")}
+        label = f"{runtime}, " + (f"{threads} intra-op threads" if threads
+                                   else "profile threads")
         served = ServedSettings(
             config=_config(settings, overrides),
             queries=tuple(texts),
@@ -260,16 +288,25 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
             label=label,
         )
 
-        def over_http(apps: dict[str, ModelApp], label: str = label) -> None:
+        def over_http(apps: dict[str, ModelApp], label: str = label,
+                      config: AppConfig = served.config) -> None:
             minilm = next(app for app in apps.values() if app.kind == "encoder")
-            prefix = deploy_embeddings_http(minilm)
-            for concurrency in settings.encoder_concurrencies:
-                result = asyncio.run(http_embedding_rate(f"{serve_url}{prefix}", texts,
-                                                         concurrency, model=minilm.roles[0]))
-                http_rows.append({"setting": label, "deployment": minilm.deployment,
-                                  "concurrency": concurrency, "texts_per_s": result.rate,
-                                  "texts": result.items, "failures": result.failures})
-                _progress(f"our MiniLM over HTTP ({label}) c={concurrency}", http_rows[-1])
+            paths = {"front + handle": deploy_embeddings_http(minilm),
+                     "direct": deploy_embeddings_direct(config)}
+            for path, prefix in paths.items():
+                for concurrency in settings.encoder_concurrencies:
+                    samples: list[tuple[float, str]] = []
+                    result = asyncio.run(http_embedding_rate(
+                        f"{serve_url}{prefix}", texts, concurrency, model=minilm.roles[0],
+                        samples=samples))
+                    http_rows.append({"setting": label, "path": path,
+                                      "deployment": minilm.deployment,
+                                      "concurrency": concurrency,
+                                      "texts_per_s": result.rate, "texts": result.items,
+                                      "failures": result.failures,
+                                      "hops_ms": hop_table(samples)})
+                    _progress(f"our MiniLM over HTTP ({label}, {path}) c={concurrency}",
+                              http_rows[-1])
 
         rows += [{**asdict(row), "ratio": row.ratio}
                  for row in served_comparison(served, after=over_http)]
@@ -440,7 +477,13 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
     parser.add_argument("--encoder-calls", type=int, default=256)
     parser.add_argument("--scorer-calls", type=int, default=16)
     parser.add_argument("--served-threads", type=int, nargs="*", default=[0, 2],
-                        help="models.cpu_threads variants of the replicas; 0 = profile's")
+                        help="intra-op threads per model replica (serve.<kind>."
+                        "intra_op_threads) variants; 0 = the profile's")
+    parser.add_argument("--runtimes", nargs="+", default=["torch"],
+                        choices=["torch", "onnx", "onnx-int8"],
+                        help="models.runtime variants of the model deployments")
+    parser.add_argument("--infinity-engines", nargs="+", default=["torch"],
+                        help="peer engines: torch, optimum:FOLDER (bench/README.md)")
     parser.add_argument("--infinity-python", type=Path, default=None,
                         help="python of the infinity-emb environment (bench/README.md)")
     parser.add_argument("--ray-cpus", type=int, default=4)
@@ -456,6 +499,7 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
         encoder_concurrencies=tuple(args.encoder_concurrency),
         encoder_calls=args.encoder_calls, scorer_calls=args.scorer_calls,
         served_threads=tuple(t or None for t in args.served_threads),
+        runtimes=tuple(args.runtimes), infinity_engines=tuple(args.infinity_engines),
         infinity_python=args.infinity_python, ray_cpus=args.ray_cpus, out_dir=args.out,
     )
     return quick(settings) if args.quick else settings

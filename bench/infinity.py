@@ -68,9 +68,11 @@ def infinity_server(
     log_path: Path = Path("/tmp/bench-infinity.log"),
     startup_timeout_s: float = 300.0,
     threads: int | None = None,
+    engine: str = "torch",
 ) -> Iterator[InfinityServer]:
-    """Start ``infinity_emb v2`` (torch engine, CPU, ``batch_size``) on 127.0.0.1:``port``
-    in its own process group; stop it (SIGTERM, then SIGKILL) on exit.
+    """Start ``infinity_emb v2`` (``engine``: ``torch``, or ``optimum``, its ONNX Runtime
+    engine; CPU, ``batch_size``) on 127.0.0.1:``port`` in its own process group; stop it
+    (SIGTERM, then SIGKILL) on exit.
 
     Raises:
         FileNotFoundError: ``python`` does not exist.
@@ -81,9 +83,11 @@ def infinity_server(
         raise FileNotFoundError(f"no infinity-emb Python at {python} (see bench/README.md)")
     command = [
         str(python), "-m", "infinity_emb.cli", "v2",
-        "--model-id", str(model_path),
+        # optimum's engine matches file names relative to the model id: give it "." and
+        # run in the folder (an absolute id makes infinity 0.0.78 + optimum 2.1 miss it)
+        "--model-id", "." if engine == "optimum" else str(model_path),
         "--served-model-name", SERVED_NAME,
-        "--engine", "torch", "--device", "cpu",
+        "--engine", engine, "--device", "cpu",
         "--batch-size", str(batch_size),
         "--host", "127.0.0.1", "--port", str(port),
         "--no-bettertransformer",
@@ -101,7 +105,8 @@ def infinity_server(
         environment["OMP_NUM_THREADS"] = str(threads)
     log = log_path.open("w", encoding="utf-8")
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=environment,
-                               start_new_session=True)
+                               start_new_session=True,
+                               cwd=model_path if engine == "optimum" else None)
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(process, url, log_path, startup_timeout_s)
@@ -154,22 +159,30 @@ async def http_embedding_rate(
     texts_per_request: int = 1,
     duration_s: float = 120.0,
     timeout_s: float = 120.0,
+    samples: list[tuple[float, str]] | None = None,
 ) -> RateResult:
     """texts/s of ``POST <url>/embeddings`` at ``concurrency`` callers, each request
     carrying ``texts_per_request`` of ``texts`` (all of them sent once, bounded by
-    ``duration_s``). A response must hold one embedding per input text."""
+    ``duration_s``). A response must hold one embedding per input text. ``samples``, when
+    given, receives each timed request's ``(client ms, Server-Timing header or "")``."""
     requests = [list(texts[i:i + texts_per_request])
                 for i in range(0, len(texts), texts_per_request)]
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(timeout=timeout_s, limits=limits) as client:
         async def call(index: int) -> int:
             batch = requests[index]
+            start = time.perf_counter()
             response = await client.post(f"{url}/embeddings",
                                          json={"model": model, "input": batch})
             response.raise_for_status()
             if len(response.json()["data"]) != len(batch):
                 raise ValueError("wrong number of embeddings")
+            if samples is not None:
+                samples.append(((time.perf_counter() - start) * 1000,
+                                response.headers.get("server-timing", "")))
             return len(batch)
 
         await call(0)  # warm-up (connection, first forward pass), not timed
+        if samples is not None:
+            samples.clear()
         return await drive(call, concurrency, len(requests), duration_s)

@@ -12,6 +12,7 @@ stops Ray.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from starlette.responses import JSONResponse
 from deployments.app import deployment_options
 from deployments.config import AppConfig
 from deployments.cross_encoder import CrossEncoderDeployment
+from deployments.embeddings_http import server_timing
 from deployments.encoder import EncoderDeployment
 from deployments.roles import model_deployments
 
@@ -32,9 +34,11 @@ __all__ = [
     "EmbeddingsHttp",
     "ModelApp",
     "RateResult",
+    "deploy_embeddings_direct",
     "deploy_embeddings_http",
     "deploy_model_apps",
     "drive",
+    "hop_table",
     "model_groups",
 ]
 
@@ -94,12 +98,12 @@ def deploy_model_apps(
         if name == "CrossEncoder":
             bound = CrossEncoderDeployment.options(
                 name=name, **deployment_options(config.serve.cross_encoder)
-            ).bind(config.models, roles[0])
+            ).bind(config.serve.cross_encoder.replica_models(config.models), roles[0])
             kind = "cross-encoder"
         else:
             bound = EncoderDeployment.options(
                 name=name, **deployment_options(config.serve.encoder)
-            ).bind(config.models, list(roles))
+            ).bind(config.serve.encoder.replica_models(config.models), list(roles))
             kind = "encoder"
         serve.run(bound, name=app_name, route_prefix=None, blocking=False)
         apps[name] = ModelApp(app_name, name, roles, kind)
@@ -131,16 +135,26 @@ class EmbeddingsHttp:
         self.role = role
 
     async def __call__(self, request: Request) -> JSONResponse:
+        entered = time.perf_counter()
         body = await request.json()
         texts = body.get("input")
         texts = [texts] if isinstance(texts, str) else list(texts or [])
-        vectors = await self.encoder.encode.remote(self.role, texts)
+        parsed = time.perf_counter()
+        vectors, timings = await self.encoder.encode_timed.remote(self.role, texts)
+        returned = time.perf_counter()
         data = [
             {"object": "embedding", "index": index, "embedding": vector.tolist()}
             for index, vector in enumerate(np.asarray(vectors))
         ]
-        return JSONResponse({"object": "list", "data": data, "model": self.role,
-                             "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+        response = JSONResponse({"object": "list", "data": data, "model": self.role,
+                                 "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+        done = time.perf_counter()
+        front = (f"front_parse;dur={(parsed - entered) * 1000:.2f}, "
+                 f"handle;dur={(returned - parsed) * 1000:.2f}, "
+                 f"front_encode;dur={(done - returned) * 1000:.2f}, "
+                 f"front;dur={(done - entered) * 1000:.2f}")
+        response.headers["Server-Timing"] = f"{front}, {server_timing(timings)}"
+        return response
 
 
 def deploy_embeddings_http(
@@ -154,6 +168,49 @@ def deploy_embeddings_http(
               route_prefix=route_prefix, blocking=False)
     _wait_running([name], timeout_s)
     return route_prefix
+
+
+def deploy_embeddings_direct(
+    config: AppConfig, route_prefix: str = "/bench-direct", app_name: str = "bench-direct",
+    timeout_s: float = 300.0,
+) -> str:
+    """Deploy the profile's first text ``EncoderDeployment`` (with its Serve options and
+    replica threads) as the ingress of application ``app_name`` at ``route_prefix``: HTTP
+    goes proxy -> encoder replica, no front, no handle hop (``POST
+    <prefix>/embeddings``). Returns the route prefix."""
+    name, roles = next((n, r) for n, r in model_groups(config).items() if n != "CrossEncoder")
+    bound = EncoderDeployment.options(
+        name=name, **deployment_options(config.serve.encoder)
+    ).bind(config.serve.encoder.replica_models(config.models), list(roles))
+    serve.run(bound, name=app_name, route_prefix=route_prefix, blocking=False)
+    _wait_running([app_name], timeout_s)
+    return route_prefix
+
+
+def hop_table(samples: Sequence[tuple[float, str]]) -> dict[str, float]:
+    """Median ms per hop from ``(client ms, Server-Timing)`` samples: every named
+    ``dur`` in the header, ``client`` (the whole request as the client saw it), and
+    ``outside`` = client minus the outermost server figure (``front`` when a front
+    deployment answered, else ``replica``): the proxy, the HTTP stack, the network."""
+    if not samples:
+        return {}
+    columns: dict[str, list[float]] = {"client": []}
+    outside: list[float] = []
+    for client_ms, header in samples:
+        parts: dict[str, float] = {}
+        for item in filter(None, (p.strip() for p in header.split(","))):
+            name, _, value = item.partition(";dur=")
+            with contextlib.suppress(ValueError):
+                parts[name] = float(value)
+        columns["client"].append(client_ms)
+        for name, value in parts.items():
+            columns.setdefault(name, []).append(value)
+        outer = parts.get("front", parts.get("replica"))
+        if outer is not None:
+            outside.append(client_ms - outer)
+    if outside:
+        columns["outside"] = outside
+    return {name: float(np.median(values)) for name, values in columns.items()}
 
 
 async def drive(

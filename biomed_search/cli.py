@@ -61,14 +61,44 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["auto", "beir", "ema-leaflets", "fda-indications", "chembl", "jsonl", "markdown"],
     )
     ingest.add_argument("--no-progress", action="store_true")
+    ingest.add_argument(
+        "--engine",
+        default="inprocess",
+        choices=["inprocess", "ray"],
+        help="inprocess (default): models in this process; ray: encoders on Ray Data actors",
+    )
+    ingest.add_argument(
+        "--ray-address",
+        default=None,
+        help="Ray cluster for --engine ray (ray://head:10001, auto); default: a local Ray",
+    )
+    ingest.add_argument(
+        "--ray-actors", type=int, default=1, help="encoder actors per model (default 1)"
+    )
+    ingest.add_argument(
+        "--ray-batch-size",
+        type=int,
+        default=None,
+        help="texts per encoder batch (default: pipeline.ingest.encode_batch)",
+    )
 
     serve = commands.add_parser("serve", help="run the service (embedded stores + Ray Serve)")
     _common(serve)
     serve.add_argument("--host", default=None)
     serve.add_argument("--port", type=int, default=None)
-    serve.add_argument("--no-demo", action="store_true", help="do not ingest the demo corpus")
+    demo = serve.add_mutually_exclusive_group()
+    demo.add_argument(
+        "--demo",
+        action="store_true",
+        help="ingest the demo corpus (kb 'demo') even if the data dir holds documents",
+    )
+    demo.add_argument("--no-demo", action="store_true", help="do not ingest the demo corpus")
 
-    query = commands.add_parser("query", help="search a running service and print a table")
+    query = commands.add_parser(
+        "query",
+        help="search a running service (or, with none reachable, the data dir in-process) "
+        "and print the ranked results",
+    )
     _common(query)
     query.add_argument("text")
     query.add_argument("--url", default="http://127.0.0.1:8000")
@@ -110,17 +140,33 @@ def _ingest(args: argparse.Namespace) -> int:
     from deployments.ingest import ingest_sources
 
     config = _load(args)
+    ray_settings = None
+    if args.engine == "ray":
+        from deployments.ingest_ray import RayIngestSettings
+
+        ray_settings = RayIngestSettings(
+            address=args.ray_address, actors=args.ray_actors, batch_size=args.ray_batch_size
+        )
     report = asyncio.run(
-        ingest_sources(config, args.source, args.kb, args.format, progress=not args.no_progress)
+        ingest_sources(
+            config,
+            args.source,
+            args.kb,
+            args.format,
+            progress=not args.no_progress,
+            engine=args.engine,
+            ray_settings=ray_settings,
+        )
     )
     print(json.dumps(report, indent=2))
-    return 0 if not report.get("errors") else 1
+    return 0 if not report.get("failures") else 1  # IngestReport.as_dict's key
 
 
 def _serve(args: argparse.Namespace) -> int:
     from deployments.serve_cli import serve
 
-    return serve(_load(args), host=args.host, port=args.port, demo=not args.no_demo)
+    demo = True if args.demo else False if args.no_demo else None
+    return serve(_load(args), host=args.host, port=args.port, demo=demo)
 
 
 def _query(args: argparse.Namespace) -> int:
@@ -133,6 +179,7 @@ def _query(args: argparse.Namespace) -> int:
         page_size=args.page_size,
         api_key=args.api_key,
         raw=args.json,
+        config=_load(args),
     )
 
 

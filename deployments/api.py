@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
+from deployments.ui import mount_ui
 from pipeline.errors import BiomedSearchError, InvalidRequest, Overloaded
 from pipeline.schema import SearchRequest, SearchResponse
 
@@ -100,7 +101,9 @@ def create_app() -> FastAPI:
         """Hybrid search (SPEC.md section 1)."""
         svc = service(request)
         principal = svc.authenticate(authorization)
-        return await svc.search(body, principal)
+        result = await svc.search(body, principal)
+        request.state.search_response = result  # read by deployments.metrics' middleware
+        return result
 
     @app.post("/v1/search/image", response_model=SearchResponse, response_model_by_alias=True)
     async def search_image(
@@ -132,21 +135,32 @@ def create_app() -> FastAPI:
         except ValidationError as error:
             first = _field_errors(list(error.errors()))[0]
             raise InvalidRequest(first["field"], first["message"]) from None
-        return await svc.search(body, principal, image=data)
+        result = await svc.search(body, principal, image=data)
+        request.state.search_response = result  # read by deployments.metrics' middleware
+        return result
 
     @app.get("/v1/collections")
     async def collections(
         request: Request, authorization: Annotated[str | None, Header()] = None
     ) -> dict[str, Any]:
-        """Enabled collections: names, row counts, encoders."""
+        """Enabled collections: names, encoders, row counts (with scoped API keys: the rows
+        of the key's knowledge bases only, listed in ``kb_ids``; null: every row)."""
         svc = service(request)
-        svc.authenticate(authorization)
-        return {"collections": await svc.collections()}
+        principal = svc.authenticate(authorization)
+        return {
+            "collections": await svc.collections(principal),
+            "kb_ids": svc.count_scope(principal),
+        }
 
     @app.get("/v1/stats")
-    async def stats(request: Request) -> dict[str, Any]:
-        """Batch sizes observed by each model deployment (dynamic batching at work)."""
-        return {"deployments": await service(request).model_stats()}
+    async def stats(
+        request: Request, authorization: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Batch sizes observed by each model deployment (dynamic batching at work). With
+        API keys configured: an admin key only (401 without a key, 403 with another)."""
+        svc = service(request)
+        svc.require_admin(svc.authenticate(authorization))
+        return {"deployments": await svc.model_stats()}
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
@@ -159,4 +173,5 @@ def create_app() -> FastAPI:
         report = await service(request).readiness()
         return JSONResponse(status_code=200 if report["ready"] else 503, content=report)
 
+    mount_ui(app)  # the retrieval-testing page: GET / and /ui/* only
     return app

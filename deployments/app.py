@@ -27,7 +27,13 @@ from deployments.ingress import SearchIngress
 from deployments.roles import CROSS_ENCODER_ROLE, model_deployments
 from deployments.stores import EmbeddedServers, StoreEndpoints
 
-__all__ = ["AppArgs", "build_app", "build_application", "deployment_options"]
+__all__ = [
+    "AppArgs",
+    "build_app",
+    "build_application",
+    "build_embeddings_application",
+    "deployment_options",
+]
 
 
 class AppArgs(BaseModel):
@@ -70,7 +76,8 @@ def build_application(
 
     Args:
         config: the validated configuration (``load_config`` / ``config_from_data``);
-            each model deployment is bound to ``config.models`` and its roles, the
+            each model deployment is bound to ``config.models`` (with its replicas'
+            intra-op threads, ``DeploymentSettings.replica_models``) and its roles, the
             ingress to ``config`` itself (nothing is parsed again in the replicas).
         endpoints: where Milvus and PostgreSQL answer.
         overrides: replaces a model deployment by name (``"cross-encoder"`` or
@@ -86,17 +93,17 @@ def build_application(
         if deployment.kind == "encoder":
             bound = overrides.get(name) or EncoderDeployment.options(
                 name=name, **deployment_options(serve.encoder)
-            ).bind(config.models, list(roles))
+            ).bind(serve.encoder.replica_models(config.models), list(roles))
             encoders[name] = (bound, dims)
         elif deployment.kind == "image_encoder":
             bound = overrides.get(name) or ImageEncoderDeployment.options(
                 name=name, **deployment_options(serve.image_encoder)
-            ).bind(config.models, list(roles))
+            ).bind(serve.image_encoder.replica_models(config.models), list(roles))
             images[name] = (bound, dims)
         else:
             cross = overrides.get("cross-encoder") or CrossEncoderDeployment.options(
                 name=name, **deployment_options(serve.cross_encoder)
-            ).bind(config.models, CROSS_ENCODER_ROLE)
+            ).bind(serve.cross_encoder.replica_models(config.models), CROSS_ENCODER_ROLE)
     return SearchIngress.options(
         num_replicas=serve.ingress_replicas,
         max_ongoing_requests=serve.ingress_max_ongoing_requests,
@@ -104,6 +111,25 @@ def build_application(
         backpressure_config={"status_code": 503, "retry_after_s": serve.retry_after_s},
         ray_actor_options={"num_cpus": 0.25},
     ).bind(config, endpoints, encoders, cross, images)
+
+
+def build_embeddings_application(config: AppConfig) -> Application:
+    """The profile's first text encoder deployment as an application of its own: HTTP
+    goes proxy -> encoder replica (``POST <route>/embeddings``, or ``POST <route>`` when
+    the route itself ends in ``/embeddings``; OpenAI request shape,
+    ``deployments.embeddings_http``), one hop and one JSON round fewer than a route on
+    the search ingress. Its replicas are its own (same Serve options as ``serve.encoder``).
+
+    Raises:
+        ValueError: the profile has no text encoder deployment.
+    """
+    encoders = [d for d in model_deployments(config) if d.kind == "encoder"]
+    if not encoders:
+        raise ValueError("no text encoder deployment in this profile to serve embeddings")
+    first = encoders[0]
+    return EncoderDeployment.options(
+        name=f"Embeddings-{first.roles[0]}", **deployment_options(config.serve.encoder)
+    ).bind(config.serve.encoder.replica_models(config.models), list(first.roles))
 
 
 def build_app(args: dict[str, str]) -> Application:

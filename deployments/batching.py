@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from deployments.metrics import observe_batch
+
 __all__ = [
     "BatchStats",
     "EncodeRequest",
@@ -120,9 +122,12 @@ class BatchStats:
         self.batches = 0
 
     def record(self, items: int, requests: int) -> None:
+        """Record one forward call of ``items`` from ``requests`` callers, here and in
+        the ``biomed_search_batch_*`` Prometheus histograms (``deployments.metrics``)."""
         self.sizes.append(items)
         self.requests.append(requests)
         self.batches += 1
+        observe_batch(items, requests)
 
     def snapshot(self) -> dict[str, Any]:
         """Histogram and summary of recent batch sizes."""

@@ -8,6 +8,7 @@ merges a user file over the profile, key by key.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -58,16 +59,37 @@ class StoreSettings(_Settings):
 
 
 class DeploymentSettings(_Settings):
-    """Ray Serve options of one model deployment kind (encoder, cross-encoder, image)."""
+    """Ray Serve options of one model deployment kind (encoder, cross-encoder, image).
+
+    ``intra_op_threads``: torch / ONNX Runtime intra-op threads in each replica. Unset,
+    a replica takes the profile's ``models.cpu_threads``, else ``ceil(num_cpus)`` (at
+    least 1): set explicitly in the replica (``threads_for``), never left to Ray's
+    ``OMP_NUM_THREADS`` default.
+    """
 
     num_replicas: int | Literal["auto"] = 1
     num_cpus: float = Field(1.0, ge=0)
+    intra_op_threads: int | None = Field(None, ge=1)
     num_gpus: float = Field(0.0, ge=0)
     max_batch_size: int = Field(32, ge=1)
     batch_wait_timeout_s: float = Field(0.005, ge=0)
     max_ongoing_requests: int = Field(64, ge=1)
     max_queued_requests: int = Field(-1, ge=-1)
     autoscaling_config: dict[str, Any] | None = None
+
+    def threads_for(self, models: ModelProfile) -> int:
+        """Intra-op threads of one replica: ``intra_op_threads``, else the profile's
+        ``cpu_threads``, else ``ceil(num_cpus)``, at least 1."""
+        if self.intra_op_threads is not None:
+            return self.intra_op_threads
+        if models.cpu_threads is not None:
+            return models.cpu_threads
+        return max(1, math.ceil(self.num_cpus))
+
+    def replica_models(self, models: ModelProfile) -> ModelProfile:
+        """The model profile a replica of this deployment loads: ``models`` with
+        ``cpu_threads`` set to :meth:`threads_for`."""
+        return models.model_copy(update={"cpu_threads": self.threads_for(models)})
 
 
 class ServeSettings(_Settings):
@@ -83,6 +105,9 @@ class ServeSettings(_Settings):
     #: Retry-After (s) on the fast 503 an overloaded ingress answers (Ray backpressure).
     retry_after_s: float = Field(1.0, ge=0)
     max_image_bytes: int = Field(10 * 1024 * 1024, ge=1)
+    #: Route of the lean embeddings application (``build_embeddings_application``: the
+    #: text encoder answering HTTP itself), e.g. ``/v1/embeddings``; None: not deployed.
+    embeddings_route: str | None = Field(None, pattern=r"^/[A-Za-z0-9/_-]*$")
     encoder: DeploymentSettings = Field(default_factory=DeploymentSettings)
     cross_encoder: DeploymentSettings = Field(
         default_factory=lambda: DeploymentSettings(max_batch_size=256)
@@ -91,12 +116,15 @@ class ServeSettings(_Settings):
 
 
 class ApiKey(_Settings):
-    """One bearer token and the knowledge bases it may read (``*`` = all)."""
+    """One bearer token and the knowledge bases it may read (``*`` = all). ``admin``
+    keys may also read the operational endpoints (``GET /v1/stats``, metrics) and see
+    ``GET /v1/collections`` row counts of every knowledge base."""
 
     name: str
     key: SecretStr | None = None
     key_env: str | None = None
     kb_ids: tuple[str, ...] = ("*",)
+    admin: bool = False
 
     def secret(self) -> str | None:
         """The token: ``key``, else the value of environment variable ``key_env``."""

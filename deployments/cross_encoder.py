@@ -1,6 +1,6 @@
 """``CrossEncoderDeployment``: the cross-encoder role behind Ray Serve. A request carries
-many pairs; batches form across concurrent requests and are counted in pairs, not
-requests; scores come back one per pair, in order."""
+many pairs; batches form across concurrent requests (``deployments.continuous_batching``)
+and are counted in pairs, not requests; scores come back one per pair, in order."""
 
 from __future__ import annotations
 
@@ -34,12 +34,12 @@ class CrossEncoderDeployment:
         self.model = load_shared(models, [role])[role]
         self.batch = BatchSettings(max_batch_size=256)
         self.stats = BatchStats()
+        self._batcher = self.batch.batcher(self._score_batch, lambda r: items_in([r]))
 
     def reconfigure(self, user_config: dict[str, Any]) -> None:
         """Run-time batch settings (``max_batch_size`` in pairs, ``batch_wait_timeout_s``)."""
         self.batch.update(user_config)
-        self._score_batch.set_max_batch_size(self.batch.max_batch_size)
-        self._score_batch.set_batch_wait_timeout_s(self.batch.batch_wait_timeout_s)
+        self.batch.apply(self._batcher)
 
     async def score(
         self, query: str, texts: Sequence[str], titles: Sequence[str] | None = None
@@ -52,14 +52,13 @@ class CrossEncoderDeployment:
             part_titles = (
                 tuple(title_list[offset : offset + len(part)]) if title_list is not None else None
             )
-            return await self._score_batch(ScoreRequest(query, tuple(part), part_titles))
+            return await self._batcher.submit(ScoreRequest(query, tuple(part), part_titles))
 
         if not text_list:
             return np.zeros((0,), dtype=np.float32)
         parts = await gather_split(text_list, self.batch.max_batch_size, piece)
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
-    @serve.batch(max_batch_size=256, batch_wait_timeout_s=0.005, batch_size_fn=items_in)
     async def _score_batch(self, requests: list[ScoreRequest]) -> list[np.ndarray]:
         self.stats.record(items_in(requests), len(requests))
         return await asyncio.to_thread(score_batch, self.model, requests)

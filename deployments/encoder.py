@@ -1,18 +1,28 @@
 """``EncoderDeployment``: one Ray Serve deployment class for every embedding role (text and
 SMILES); which model it loads comes from its bound arguments (the parsed ``ModelProfile``
 and its roles). Dynamic batching with
-``@serve.batch`` across concurrent callers, counted in texts, tunable at run time."""
+a continuous batcher across concurrent callers (``deployments.continuous_batching``:
+the next batch forms when the model is free), counted in texts, tunable at run time.
+
+Deployed as the ingress of an application of its own, it also answers HTTP directly
+(``POST <route>/embeddings``, the OpenAI / infinity-emb request shape; see
+:mod:`deployments.embeddings_http`): one hop fewer than a front deployment calling it
+through a handle."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from ray import serve
+from starlette.requests import Request
+from starlette.responses import Response
 
 from deployments.batching import BatchStats, EncodeRequest, encode_batch, items_in
+from deployments.embeddings_http import EncodeTimings, embeddings_call
 from deployments.model_replica import BatchSettings, gather_split
 from deployments.roles import load_shared
 from models.specs import ModelProfile
@@ -35,12 +45,12 @@ class EncoderDeployment:
         self.roles = list(roles)
         self.batch = BatchSettings()
         self.stats = BatchStats()
+        self._batcher = self.batch.batcher(self._encode_batch, lambda r: items_in([r]))
 
     def reconfigure(self, user_config: dict[str, Any]) -> None:
         """Run-time batch settings (``max_batch_size``, ``batch_wait_timeout_s``)."""
         self.batch.update(user_config)
-        self._encode_batch.set_max_batch_size(self.batch.max_batch_size)
-        self._encode_batch.set_batch_wait_timeout_s(self.batch.batch_wait_timeout_s)
+        self.batch.apply(self._batcher)
 
     async def encode(
         self, role: str, texts: Sequence[str], titles: Sequence[str] | None = None
@@ -51,24 +61,56 @@ class EncoderDeployment:
             KeyError: a role this deployment does not serve.
             models.errors.ModelInputError: an input the model cannot take.
         """
+        vectors, _ = await self.encode_timed(role, texts, titles)
+        return vectors
+
+    async def encode_timed(
+        self, role: str, texts: Sequence[str], titles: Sequence[str] | None = None
+    ) -> tuple[np.ndarray, EncodeTimings]:
+        """:meth:`encode` and where its time went in this replica: waiting for a batch
+        to form and run (``queue_ms``), the forward pass of the batch that carried the
+        texts (``forward_ms``), and the replica's whole call (``replica_ms``). When the
+        texts are split over several batches, the slowest piece's times.
+
+        Raises:
+            KeyError: a role this deployment does not serve.
+        """
         if role not in self.models:
             raise KeyError(f"role {role!r} not served here (roles: {', '.join(self.roles)})")
+        entered = time.perf_counter()
         text_list = list(texts)
         title_list = list(titles) if titles is not None else None
 
-        async def piece(part: Sequence[str], offset: int) -> np.ndarray:
+        async def piece(part: Sequence[str], offset: int) -> tuple[np.ndarray, float, float]:
             part_titles = (
                 tuple(title_list[offset : offset + len(part)]) if title_list is not None else None
             )
-            return await self._encode_batch(EncodeRequest(role, tuple(part), part_titles))
+            return await self._batcher.submit(EncodeRequest(role, tuple(part), part_titles))
 
         parts = await gather_split(text_list, self.batch.max_batch_size, piece)
-        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+        vectors = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+        started = max(p[1] for p in parts)
+        timings = EncodeTimings(
+            queue_ms=(started - entered) * 1000,
+            forward_ms=max(p[2] for p in parts),
+            replica_ms=(time.perf_counter() - entered) * 1000,
+        )
+        return vectors, timings
 
-    @serve.batch(max_batch_size=32, batch_wait_timeout_s=0.005, batch_size_fn=items_in)
-    async def _encode_batch(self, requests: list[EncodeRequest]) -> list[np.ndarray]:
+    async def __call__(self, request: Request) -> Response:
+        """HTTP entry when this deployment is an application's ingress: ``POST
+        .../embeddings`` (see :func:`deployments.embeddings_http.embeddings_call`)."""
+        return await embeddings_call(request, self.roles, self.encode_timed)
+
+    async def _encode_batch(
+        self, requests: list[EncodeRequest]
+    ) -> list[tuple[np.ndarray, float, float]]:
+        """Each request's ``(vectors, batch start (perf_counter s), forward ms)``."""
         self.stats.record(items_in(requests), len(requests))
-        return await asyncio.to_thread(encode_batch, self.models, requests)
+        started = time.perf_counter()
+        vectors = await asyncio.to_thread(encode_batch, self.models, requests)
+        forward_ms = (time.perf_counter() - started) * 1000
+        return [(v, started, forward_ms) for v in vectors]
 
     def dimensions(self) -> dict[str, int]:
         """Output dimension per role."""

@@ -46,21 +46,20 @@ class ImageEncoderDeployment:
     def __init__(self, models: ModelProfile, roles: Sequence[str]) -> None:
         self.models = load_shared(models, roles)
         self.roles = list(roles)
-        self.batch = BatchSettings(max_batch_size=16)
+        self.batch = BatchSettings(max_batch_size=16, batch_wait_timeout_s=0.01)
         self.stats = BatchStats()
+        self._batcher = self.batch.batcher(self._encode_batch, lambda r: items_in([r]))
 
     def reconfigure(self, user_config: dict[str, Any]) -> None:
         self.batch.update(user_config)
-        self._encode_batch.set_max_batch_size(self.batch.max_batch_size)
-        self._encode_batch.set_batch_wait_timeout_s(self.batch.batch_wait_timeout_s)
+        self.batch.apply(self._batcher)
 
     async def encode_images(self, role: str, images: Sequence[bytes]) -> np.ndarray:
-        return await self._encode_batch(ImageRequest(role, images=tuple(images)))
+        return await self._batcher.submit(ImageRequest(role, images=tuple(images)))
 
     async def encode_texts(self, role: str, texts: Sequence[str]) -> np.ndarray:
-        return await self._encode_batch(ImageRequest(role, texts=tuple(texts)))
+        return await self._batcher.submit(ImageRequest(role, texts=tuple(texts)))
 
-    @serve.batch(max_batch_size=16, batch_wait_timeout_s=0.01, batch_size_fn=items_in)
     async def _encode_batch(self, requests: list[ImageRequest]) -> list[np.ndarray]:
         self.stats.record(items_in(requests), len(requests))
         return await asyncio.to_thread(encode_image_batch, self.models, requests)

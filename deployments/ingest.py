@@ -1,13 +1,16 @@
-"""``biomed-search ingest``: the CLI face of the ingest runner (models in-process)."""
+"""``biomed-search ingest``: the CLI face of the ingest runner, with the models in this
+process (``--engine inprocess``) or on Ray Data actor pools (``--engine ray``,
+:mod:`deployments.ingest_ray`)."""
 
 from __future__ import annotations
 
 import itertools
+import os
 import resource
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from tqdm import tqdm
 
@@ -19,7 +22,12 @@ from pipeline.ingest.records import SourceRecord
 from pipeline.ingest.runner import IngestReport, IngestRunner
 from pipeline.vocabulary import default_vocabulary
 
-__all__ = ["document_roles", "ingest_sources", "run_ingest"]
+if TYPE_CHECKING:
+    from deployments.ingest_ray import RayIngestSettings
+
+__all__ = ["connect_ray", "document_roles", "ingest_sources", "peak_rss_mib", "run_ingest"]
+
+REPOSITORY = Path(__file__).resolve().parent.parent
 
 
 def document_roles(config: AppConfig) -> list[str]:
@@ -65,30 +73,87 @@ async def run_ingest(
         bar.close()
 
 
+def connect_ray(address: str | None, num_cpus: int | None = None) -> bool:
+    """Join Ray: the one already running in this process, the cluster at ``address``
+    (``ray://head:10001``, ``auto``), or a new local one (None; the repository on the
+    workers' ``PYTHONPATH``; ``num_cpus`` logical CPUs, at least the machine's). Returns
+    True when this call initialised Ray."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    options: dict[str, Any] = {"address": address, "log_to_driver": False}
+    if address is None:
+        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+        path = os.pathsep.join(p for p in (str(REPOSITORY), os.environ.get("PYTHONPATH")) if p)
+        env = {"PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+        options |= {
+            "address": "local",
+            "include_dashboard": False,
+            "runtime_env": {"env_vars": env},
+            "num_cpus": max(os.cpu_count() or 1, num_cpus or 0),
+        }
+    ray.init(configure_logging=False, **options)
+    return True
+
+
+def peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
+    """Peak resident memory in MiB of this process (``RUSAGE_SELF``) or of its waited-for
+    children (``RUSAGE_CHILDREN``); Linux reports KiB."""
+    return round(resource.getrusage(who).ru_maxrss / 1024, 1)
+
+
 async def ingest_sources(
     config: AppConfig,
     sources: Sequence[Path],
     kb_name: str,
     fmt: str = "auto",
     progress: bool = True,
+    engine: Literal["inprocess", "ray"] = "inprocess",
+    ray_settings: RayIngestSettings | None = None,
 ) -> dict[str, Any]:
-    """Ingest ``sources`` into ``kb_name``; start (and afterwards stop) the embedded
-    servers unless they are already running. Returns the report plus row counts per
-    collection, documents in the registry, wall time and peak memory."""
+    """Ingest ``sources`` into ``kb_name`` with ``engine``; start (and afterwards stop)
+    the embedded servers unless they are already running, and for ``ray`` a local Ray
+    unless ``ray_settings.address`` names a cluster (or Ray already runs here). Returns
+    the report plus row counts per collection, documents in the registry, wall time and
+    peak memory (this process; for ``ray`` also each encoder actor's).
+
+    Raises:
+        ValueError: an unknown engine, or (``ray``) a source whose documents' sections
+            are not together.
+    """
+    if engine not in ("inprocess", "ray"):
+        raise ValueError(f"unknown engine {engine!r}; one of inprocess, ray")
     started = time.perf_counter()
     servers = EmbeddedServers(config)
     endpoints = servers.start()
+    started_ray = False
+    extra: dict[str, Any] = {"engine": engine}
     try:
-        models = load_local_models(config.models, document_roles(config))
         vocabulary = default_vocabulary()
         records = itertools.chain.from_iterable(
             read_source(source, vocabulary, fmt) for source in sources
         )
         metrics = collection_metrics(config)
         async with open_stores(endpoints, config.stores, metrics) as (store, registry):
-            report = await run_ingest(
-                config, records, kb_name, store, registry, dict(models.encoders), progress
-            )
+            if engine == "ray":
+                from deployments.ingest_ray import RayIngestSettings, ingest_ray, model_groups
+
+                settings = ray_settings or RayIngestSettings()
+                # every encoder actor holds a logical CPU (models idle on other kinds)
+                actors = settings.actors * len(model_groups(config))
+                started_ray = connect_ray(settings.address, num_cpus=actors)
+                result = await ingest_ray(
+                    config, records, kb_name, store, registry, settings, progress
+                )
+                report = result.report
+                extra["encoder_actors_peak_memory_mib"] = result.encoder_peak_mib
+            else:
+                models = load_local_models(config.models, document_roles(config))
+                report = await run_ingest(
+                    config, records, kb_name, store, registry, dict(models.encoders), progress
+                )
             rows = {
                 name: await store.count(name)
                 for name in config.pipeline.enabled_collections()
@@ -96,14 +161,17 @@ async def ingest_sources(
             }
             documents = await registry.count_documents()
     finally:
+        if started_ray:
+            import ray
+
+            ray.shutdown()
         servers.stop()
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    children_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return {
         **report.as_dict(),
         "rows_per_collection": rows,
         "documents_in_registry": documents,
         "wall_seconds": round(time.perf_counter() - started, 1),
-        "peak_memory_mib": round(peak_kib / 1024, 1),
-        "peak_memory_children_mib": round(children_kib / 1024, 1),
+        "peak_memory_mib": peak_rss_mib(),
+        "peak_memory_children_mib": peak_rss_mib(resource.RUSAGE_CHILDREN),
+        **extra,
     }

@@ -18,6 +18,7 @@ from deployments.handles import (
     HandleTextEncoder,
     batch_stats,
 )
+from deployments.metrics import RequestMetricsMiddleware
 from deployments.service import SearchService
 from deployments.stores import StoreEndpoints
 from pipeline.ports import ModelPorts
@@ -75,9 +76,11 @@ class SearchIngress:
         self.service = SearchService(config, endpoints, models)
 
     def __serve_build_asgi_app__(self) -> Any:
-        """Build the FastAPI app in the replica (nothing pickled) and attach the service."""
+        """Build the FastAPI app in the replica (nothing pickled), attach the service and
+        the Prometheus request metrics (``deployments.metrics``)."""
         app = create_app()
         app.state.service = self.service
+        app.add_middleware(RequestMetricsMiddleware, service=self.service)
         return app
 
     async def check_health(self) -> None:

@@ -1,5 +1,6 @@
 """What every model deployment replica shares: splitting large calls to fit
-``max_batch_size`` and the run-time batch settings (``reconfigure(user_config)``).
+``max_batch_size``, the run-time batch settings (``reconfigure(user_config)``) and the
+continuous batcher they configure.
 Replicas load their roles with ``deployments.roles.load_shared`` from the parsed
 ``ModelProfile`` they are bound to."""
 
@@ -8,6 +9,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
+
+from deployments.continuous_batching import ContinuousBatcher
 
 __all__ = ["BatchSettings", "gather_split"]
 
@@ -36,6 +39,20 @@ class BatchSettings:
             raise ValueError("max_batch_size must be >= 1 and batch_wait_timeout_s >= 0")
         self.max_batch_size, self.batch_wait_timeout_s = size, wait
 
+    def batcher(
+        self,
+        run: Callable[[list[Any]], Awaitable[Sequence[Any]]],
+        size_of: Callable[[Any], int],
+    ) -> ContinuousBatcher[Any, Any]:
+        """A :class:`ContinuousBatcher` for ``run`` with these settings; :meth:`apply`
+        passes later changes on to it."""
+        return ContinuousBatcher(run, size_of, self.max_batch_size, self.batch_wait_timeout_s)
+
+    def apply(self, batcher: ContinuousBatcher[Any, Any]) -> None:
+        """Set ``batcher``'s size and wait to these settings."""
+        batcher.set_max_batch_size(self.max_batch_size)
+        batcher.set_batch_wait_timeout_s(self.batch_wait_timeout_s)
+
 
 async def gather_split(
     items: Sequence[T],
@@ -43,7 +60,7 @@ async def gather_split(
     make: Callable[[Sequence[T], int], Awaitable[R]],
 ) -> list[R]:
     """Cut ``items`` into pieces of at most ``limit`` and await ``make(piece, offset)``
-    for all pieces concurrently (so ``@serve.batch`` can still combine them with other
+    for all pieces concurrently (so the batcher can still combine them with other
     callers' items), in order."""
     if len(items) <= limit:
         return [await make(items, 0)]

@@ -1,5 +1,6 @@
-"""``biomed-search serve``: embedded stores, the demo corpus on first start, Ray Serve on
-127.0.0.1; Ctrl-C stops everything it started.
+"""``biomed-search serve``: embedded stores, the demo corpus on first start (an empty
+data directory) or on ``--demo``, Ray Serve on 127.0.0.1; Ctrl-C stops everything it
+started.
 
 A model that cannot be loaded, whether in this process (the demo corpus ingest) or in a
 Ray Serve replica whose constructor failed (Serve reports it as a ``RuntimeError``
@@ -23,7 +24,14 @@ from deployments.config import DEMO_DIR, AppConfig
 from deployments.stores import EmbeddedServers, StoreEndpoints, collection_metrics, open_stores
 from models.errors import find_model_error
 
-__all__ = ["DEMO_KB", "demo_sources", "ensure_demo_corpus", "serve", "start_ray_serve"]
+__all__ = [
+    "DEMO_KB",
+    "demo_needed",
+    "demo_sources",
+    "ensure_demo_corpus",
+    "serve",
+    "start_ray_serve",
+]
 
 DEMO_KB = "demo"
 
@@ -33,9 +41,27 @@ def demo_sources(demo_dir: Path = DEMO_DIR) -> list[Path]:
     return sorted(p for p in demo_dir.iterdir() if p.name.endswith((".jsonl.gz", ".csv.gz")))
 
 
-async def ensure_demo_corpus(config: AppConfig, endpoints: StoreEndpoints) -> dict[str, Any] | None:
-    """Ingest the demo corpus unless the registry already holds it (first start only).
-    Returns the ingest report, or None when nothing was needed."""
+def demo_needed(documents: int, demo_documents: int, demo: bool | None = None) -> bool:
+    """Whether ``serve`` ingests the demo corpus: never with ``demo`` False
+    (``--no-demo``) or when kb ``demo`` already holds documents; with ``demo`` True
+    (``--demo``) whenever kb ``demo`` is empty; by default (None) only into an empty data
+    directory (``documents``, every kb's registered documents, is 0), so the user's own
+    documents never get the demo corpus beside them."""
+    if demo is False or demo_documents > 0:
+        return False
+    return demo is True or documents == 0
+
+
+async def ensure_demo_corpus(
+    config: AppConfig, endpoints: StoreEndpoints, demo: bool | None = None
+) -> dict[str, Any] | None:
+    """Ingest the demo corpus into kb ``demo`` when :func:`demo_needed` says so (``demo``
+    as there). Returns the ingest report, or None when nothing was ingested.
+
+    Raises:
+        pipeline.errors.BackendUnavailable: a store does not answer.
+        models.errors.ModelNotAvailableError: a document encoder cannot be loaded.
+    """
     from deployments.ingest import document_roles, run_ingest
     from deployments.local import load_local_models
     from pipeline.ingest.readers import read_source
@@ -43,10 +69,18 @@ async def ensure_demo_corpus(config: AppConfig, endpoints: StoreEndpoints) -> di
 
     metrics = collection_metrics(config)
     async with open_stores(endpoints, config.stores, metrics) as (store, registry):
-        if await registry.count_documents(DEMO_KB) > 0:
+        documents = await registry.count_documents()
+        if not demo_needed(documents, await registry.count_documents(DEMO_KB), demo):
+            if demo is None and documents:
+                print(
+                    f"data dir holds {documents} documents: not adding the demo corpus "
+                    "(--demo adds it)",
+                    flush=True,
+                )
             return None
         print(
-            "first start: ingesting the demo corpus (a few minutes on 2 CPU cores)...", flush=True
+            "ingesting the demo corpus into kb 'demo' (a few minutes on 2 CPU cores)...",
+            flush=True,
         )
         models = load_local_models(config.models, document_roles(config))
         vocabulary = default_vocabulary()
@@ -83,6 +117,15 @@ def start_ray_serve(
     serve.start(http_options={"host": host, "port": port})
     application = build_application(config, endpoints, overrides)
     serve.run(application, name="biomed-search", route_prefix="/", blocking=False)
+    if config.serve.embeddings_route:  # the lean embeddings path (issue 16)
+        from deployments.app import build_embeddings_application
+
+        serve.run(
+            build_embeddings_application(config),
+            name="embeddings",
+            route_prefix=config.serve.embeddings_route,
+            blocking=False,
+        )
 
 
 def wait_ready(url: str, timeout_s: float = 600.0) -> dict[str, Any]:
@@ -106,10 +149,12 @@ def wait_ready(url: str, timeout_s: float = 600.0) -> dict[str, Any]:
 
 
 def serve(
-    config: AppConfig, host: str | None = None, port: int | None = None, demo: bool = True
+    config: AppConfig, host: str | None = None, port: int | None = None, demo: bool | None = None
 ) -> int:
     """Run until Ctrl-C. ``config`` is the validated configuration (``load_config``);
-    ``host`` / ``port`` default to ``config.serve``. Returns the exit status.
+    ``host`` / ``port`` default to ``config.serve``; ``demo``: ingest the demo corpus
+    (None: only into an empty data directory; see :func:`demo_needed`). Returns the exit
+    status.
 
     Raises:
         models.errors.ModelNotAvailableError: a role's model could not be loaded or warmed
@@ -123,8 +168,8 @@ def serve(
     endpoints = servers.start()
     print(f"stores: milvus {endpoints.milvus_uri}, postgres ready", flush=True)
     try:
-        if demo:
-            report = asyncio.run(ensure_demo_corpus(config, endpoints))
+        if demo is not False:
+            report = asyncio.run(ensure_demo_corpus(config, endpoints, demo))
             if report is not None:
                 print(
                     f"demo corpus: {report['documents_written']} documents, "

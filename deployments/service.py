@@ -22,10 +22,13 @@ __all__ = ["Principal", "SearchService"]
 
 @dataclass(frozen=True)
 class Principal:
-    """Who is calling: a key name and the knowledge bases it may read (None = all)."""
+    """Who is calling: a key name, the knowledge bases it may read (None = all), and
+    whether it may read the operational endpoints (stats, metrics, unscoped row counts;
+    true for every caller of an open service)."""
 
     name: str
     kb_ids: frozenset[str] | None
+    admin: bool = False
 
 
 class SearchService:
@@ -46,7 +49,9 @@ class SearchService:
         self._store: Any = None
         self._registry: Any = None
         self._lock = asyncio.Lock()
-        self._keys = [(key.name, key.secret(), key.kb_ids) for key in config.auth.api_keys]
+        self._keys = [
+            (key.name, key.secret(), key.kb_ids, key.admin) for key in config.auth.api_keys
+        ]
         self.started_at = time.time()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -91,14 +96,26 @@ class SearchService:
             Unauthorized: keys are configured and the header is missing or unknown.
         """
         if not self._keys:
-            return Principal(name="anonymous", kb_ids=None)
+            return Principal(name="anonymous", kb_ids=None, admin=True)
         if not authorization or not authorization.lower().startswith("bearer "):
             raise Unauthorized("missing bearer token (Authorization: Bearer <key>)")
         token = authorization[7:].strip()
-        for name, secret, kb_ids in self._keys:
+        for name, secret, kb_ids, admin in self._keys:
             if secret and hmac.compare_digest(secret.encode(), token.encode()):
-                return Principal(name=name, kb_ids=None if "*" in kb_ids else frozenset(kb_ids))
+                scope = None if "*" in kb_ids else frozenset(kb_ids)
+                return Principal(name=name, kb_ids=scope, admin=admin)
         raise Unauthorized("unknown API key")
+
+    @staticmethod
+    def require_admin(principal: Principal) -> None:
+        """Operational endpoints (``/v1/stats``, metrics) are for admin keys only; with
+        no keys configured every caller is admin (:meth:`authenticate`).
+
+        Raises:
+            Forbidden: ``principal`` is a key without ``admin: true``.
+        """
+        if not principal.admin:
+            raise Forbidden(f"key {principal.name!r} is not an admin key (auth.api_keys[].admin)")
 
     @staticmethod
     def authorise(request: SearchRequest, principal: Principal) -> SearchRequest:
@@ -135,16 +152,32 @@ class SearchService:
         deadline = time.monotonic() + timeout
         return await retriever.search(request, image=image, deadline=deadline)
 
-    async def collections(self) -> list[dict[str, Any]]:
-        """Enabled collections with row counts and encoders."""
+    @staticmethod
+    def count_scope(principal: Principal) -> list[str] | None:
+        """The knowledge bases whose rows ``principal`` may count, sorted; None: every
+        row (an admin key, a ``*`` key, or an open service)."""
+        if principal.admin or principal.kb_ids is None:
+            return None
+        return sorted(principal.kb_ids)
+
+    async def collections(self, principal: Principal) -> list[dict[str, Any]]:
+        """Enabled collections with encoders and row counts: every row for
+        :meth:`count_scope` None, else only the rows of the caller's knowledge bases
+        (Milvus ``count(*)`` filtered on ``kb_name``).
+
+        Raises:
+            BackendUnavailable: a store does not answer.
+        """
         await self.start()
+        kb_names = self.count_scope(principal)
         rows = []
         for name, spec in self.config.pipeline.enabled_collections().items():
             exists = await self._store.has_collection(name)
+            count = await self._store.count(name, kb_names=kb_names) if exists else 0
             rows.append(
                 {
                     "name": name,
-                    "rows": await self._store.count(name) if exists else 0,
+                    "rows": count,
                     "exists": exists,
                     "query_encoder": spec.query_encoder,
                     "document_encoder": spec.document_encoder,

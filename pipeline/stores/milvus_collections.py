@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from pymilvus import MilvusException
 
 from pipeline.stores.dense_metric import DENSE_METRICS, metric_from_index
+from pipeline.stores.expressions import in_list
 from pipeline.stores.milvus_schema import (
     DENSE_FIELD,
     FINGERPRINT_FIELD,
@@ -220,9 +222,17 @@ class MilvusCollectionsMixin:
         return info
 
     # -- reads -------------------------------------------------------------------------
-    async def count(self, collection: str) -> int:
+    async def count(self, collection: str, kb_names: Sequence[str] | None = None) -> int:
         """Exact row count (strong consistency: reflects every finished upsert); 0 for a
-        missing collection."""
+        missing collection. ``kb_names``: count only the rows of these knowledge bases
+        (``kb_name in [...]``; an empty list counts nothing); None: every row.
+
+        Raises:
+            ValueError: a kb name fails the filter quoting rules.
+        """
+        if kb_names is not None and not kb_names:
+            return 0
+        expression = in_list("kb_name", kb_names) if kb_names is not None else ""
         if await self.describe(collection) is None:
             return 0
         physical = self.physical_name(collection)
@@ -231,7 +241,7 @@ class MilvusCollectionsMixin:
             collection,
             lambda: self._client().query(
                 physical,
-                filter="",
+                filter=expression,
                 output_fields=["count(*)"],
                 consistency_level="Strong",
             ),

@@ -111,10 +111,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 @dataclass
 class ServeCluster:
-    """A local Ray + Serve with the HTTP proxy on ``url``."""
+    """A local Ray + Serve with the HTTP proxy on ``url``; ``metrics_url`` is the node's
+    Prometheus endpoint (Ray's metrics agent on the metrics export port)."""
 
     url: str
     port: int
+    metrics_url: str = ""
 
 
 @pytest.fixture(scope="session")
@@ -152,7 +154,12 @@ def serve_cluster() -> Iterator[ServeCluster]:
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     before = {child.pid for child in psutil.Process().children(recursive=True)}
     try:
-        yield ServeCluster(url=f"http://127.0.0.1:{port}", port=port)
+        metrics_port = ray.nodes()[0]["MetricsExportPort"]
+        yield ServeCluster(
+            url=f"http://127.0.0.1:{port}",
+            port=port,
+            metrics_url=f"http://127.0.0.1:{metrics_port}/metrics",
+        )
     finally:
         serve.shutdown()
         ray.shutdown()

@@ -176,7 +176,18 @@ def test_baselines_quick_run_writes_every_table(
         "CrossEncoder",
     }
     assert all(row["served_rate"] > 0 and row["limit_rate"] > 0 for row in report["encoders"])
-    assert [row["concurrency"] for row in report["infinity"]["ours_over_http"]] == [1, 2]
+    http_rows = report["infinity"]["ours_over_http"]
+    assert [(row["path"], row["concurrency"]) for row in http_rows] == [
+        ("front + handle", 1),
+        ("front + handle", 2),
+        ("direct", 1),
+        ("direct", 2),
+    ]
+    for row in http_rows:  # the replica's Server-Timing reached the client on both paths
+        assert row["failures"] == 0 and row["texts_per_s"] > 0
+        assert {"client", "queue", "forward", "replica"} <= set(row["hops_ms"])
+        assert row["hops_ms"]["forward"] <= row["hops_ms"]["replica"] <= row["hops_ms"]["client"]
+    assert "handle" in http_rows[0]["hops_ms"] and "handle" not in http_rows[2]["hops_ms"]
     assert json.loads(paths["json"].read_text())["service"]
     text = markdown(report)
     for title in (
@@ -221,7 +232,10 @@ def test_infinity_emb_serves_the_same_minilm(tmp_path, data_dir, smoke_config):
     result = baselines.run_infinity(settings)
 
     assert "skipped" not in result, result.get("skipped")
-    assert [row["concurrency"] for row in result["rows"]] == [1, 2]
+    assert [(row["engine"], row["concurrency"]) for row in result["rows"]] == [
+        ("torch", 1),
+        ("torch", 2),
+    ]
     assert all(row["texts_per_s"] > 0 and row["failures"] == 0 for row in result["rows"])
 
 

@@ -173,3 +173,34 @@ def test_readyz_and_collections(apps):
     assert rows["biomed_text"] > 0 and rows["chemical"] > 0
     faulty = httpx.get(f"{apps}/faulty/readyz", timeout=60)
     assert faulty.status_code == 503
+
+
+def test_embeddings_application_answers_http_itself(serve_cluster, config):
+    """The lean embeddings path (issue 16): the text encoder deployed as its own
+    application answers ``POST /v1/embeddings`` (proxy -> replica, no ingress hop), with
+    the same vectors as the in-process model and the replica's Server-Timing."""
+    import numpy as np
+    from ray import serve
+
+    from deployments.app import build_embeddings_application
+    from models.loader import load_role
+
+    serve.run(
+        build_embeddings_application(config),
+        name="embeddings-e2e",
+        route_prefix="/e2e/v1/embeddings",
+    )
+    try:
+        texts = ["osimertinib side effects", "rivaroxaban dose in renal impairment"]
+        response = httpx.post(
+            f"{serve_cluster.url}/e2e/v1/embeddings", json={"input": texts}, timeout=60
+        )
+        assert response.status_code == 200, response.text
+        vectors = np.asarray([item["embedding"] for item in response.json()["data"]])
+        expected = load_role("pubmedbert", config.models).encode(texts)
+        np.testing.assert_allclose(vectors, expected, atol=1e-4)
+        assert "forward;dur=" in response.headers["server-timing"]
+        bad = httpx.post(f"{serve_cluster.url}/e2e/v1/embeddings", json={"input": []}, timeout=60)
+        assert bad.status_code == 422 and bad.json()["fields"][0]["field"] == "input"
+    finally:
+        serve.delete("embeddings-e2e")

@@ -74,7 +74,16 @@ def test_replicas_and_ingress_are_bound_to_the_parsed_config(config, endpoints) 
     for name, deployment in models.items():
         profile = deployment.init_args[0]
         assert isinstance(profile, ModelProfile), (name, type(profile))
-        assert profile == config.models, name
+        settings = {
+            "Encoder": config.serve.encoder,
+            "ImageEncoder": config.serve.image_encoder,
+            "CrossEncoder": config.serve.cross_encoder,
+        }[name.split("-")[0]]
+        # the parsed profile, with the replica's intra-op threads set explicitly
+        assert profile.cpu_threads == settings.threads_for(config.models), name
+        assert profile.model_copy(update={"cpu_threads": config.models.cpu_threads}) == (
+            config.models
+        ), name
     ingress = deployments["SearchIngress"]
     bound_config, bound_endpoints = ingress.init_args[:2]
     assert isinstance(bound_config, AppConfig), type(bound_config)
@@ -130,3 +139,31 @@ def test_relative_onnx_cache_dir_reaches_the_replicas_absolute(
     assert service_config is ingress.init_args[0]  # not parsed again in the replica
     assert service_config.models.onnx_cache_dir == expected
     assert service_endpoints is ingress.init_args[1]
+
+
+@pytest.mark.parametrize(
+    ("num_cpus", "intra_op_threads", "cpu_threads", "expected"),
+    [
+        (0.5, None, None, 1),
+        (2.0, None, None, 2),
+        (1.5, None, None, 2),
+        (0.5, 3, None, 3),
+        (0.5, None, 4, 4),
+        (2.0, 1, 4, 1),
+    ],
+)
+def test_replica_threads_come_from_the_deployment_not_from_ray(
+    config,
+    num_cpus: float,
+    intra_op_threads: int | None,
+    cpu_threads: int | None,
+    expected: int,
+) -> None:
+    """Intra-op threads per replica: the deployment's own setting, else the profile's
+    ``cpu_threads``, else ceil(num_cpus) (never Ray's OMP_NUM_THREADS default)."""
+    from deployments.config import DeploymentSettings
+
+    settings = DeploymentSettings(num_cpus=num_cpus, intra_op_threads=intra_op_threads)
+    models = config.models.model_copy(update={"cpu_threads": cpu_threads})
+    assert settings.threads_for(models) == expected
+    assert settings.replica_models(models).cpu_threads == expected

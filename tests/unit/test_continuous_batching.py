@@ -1,0 +1,80 @@
+"""The continuous batcher (deployments.continuous_batching): batches form when the model
+is free, hold at most max_batch_size items, keep arrival order, and a failing batch fails
+only its own callers."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from deployments.continuous_batching import ContinuousBatcher
+
+
+class SlowModel:
+    """Records each batch; every forward pass takes ``seconds``."""
+
+    def __init__(self, seconds: float = 0.05, fail_on: int | None = None) -> None:
+        self.seconds = seconds
+        self.batches: list[list[int]] = []
+        self.fail_on = fail_on
+
+    async def run(self, requests: list[int]) -> list[int]:
+        self.batches.append(list(requests))
+        await asyncio.sleep(self.seconds)
+        if self.fail_on is not None and len(self.batches) == self.fail_on:
+            raise RuntimeError("forward pass failed")
+        return [r * 10 for r in requests]
+
+
+async def test_requests_arriving_during_a_forward_pass_share_the_next_batch():
+    model = SlowModel(seconds=0.05)
+    batcher = ContinuousBatcher(model.run, max_batch_size=32, batch_wait_timeout_s=0.001)
+    first = asyncio.ensure_future(batcher.submit(0))
+    await asyncio.sleep(0.01)  # the first batch (one item) is running now
+    rest = [asyncio.ensure_future(batcher.submit(i)) for i in range(1, 21)]
+    results = await asyncio.gather(first, *rest)
+    assert results == [i * 10 for i in range(21)]
+    # @serve.batch (Ray 2.60) would cut these 20 into many small batches waiting in line
+    assert model.batches == [[0], list(range(1, 21))]
+
+
+async def test_batches_hold_at_most_max_batch_size_items_in_arrival_order():
+    model = SlowModel(seconds=0.01)
+    batcher = ContinuousBatcher(
+        model.run, size_of=lambda r: 2, max_batch_size=6, batch_wait_timeout_s=0.0
+    )
+    results = await asyncio.gather(*(batcher.submit(i) for i in range(7)))
+    assert results == [i * 10 for i in range(7)]
+    assert all(len(batch) * 2 <= 6 for batch in model.batches)
+    assert [item for batch in model.batches for item in batch] == list(range(7))
+
+
+async def test_an_idle_model_waits_for_a_partial_batch_to_fill():
+    model = SlowModel(seconds=0.0)
+    batcher = ContinuousBatcher(model.run, max_batch_size=8, batch_wait_timeout_s=0.2)
+    first = asyncio.ensure_future(batcher.submit(1))
+    await asyncio.sleep(0.02)
+    second = asyncio.ensure_future(batcher.submit(2))
+    assert await asyncio.gather(first, second) == [10, 20]
+    assert model.batches == [[1, 2]]
+
+
+async def test_a_failing_batch_fails_its_callers_and_the_next_batch_runs():
+    model = SlowModel(seconds=0.02, fail_on=1)
+    batcher = ContinuousBatcher(model.run, max_batch_size=4, batch_wait_timeout_s=0.0)
+    with pytest.raises(RuntimeError, match="forward pass failed"):
+        await batcher.submit(1)
+    assert await batcher.submit(2) == 20
+
+
+async def test_settings_are_validated_and_change_the_next_batch():
+    model = SlowModel(seconds=0.0)
+    batcher = ContinuousBatcher(model.run, max_batch_size=4, batch_wait_timeout_s=0.0)
+    with pytest.raises(ValueError):
+        batcher.set_max_batch_size(0)
+    with pytest.raises(ValueError):
+        batcher.set_batch_wait_timeout_s(-1)
+    batcher.set_max_batch_size(1)
+    await asyncio.gather(*(batcher.submit(i) for i in range(3)))
+    assert all(len(batch) == 1 for batch in model.batches)

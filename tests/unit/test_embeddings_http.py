@@ -1,0 +1,85 @@
+"""``POST .../embeddings`` on an encoder replica (deployments.embeddings_http): the
+OpenAI request / response shape over the real offline MiniLM, Server-Timing, and a clear
+4xx naming the field for bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from deployments.config import load_config
+from deployments.embeddings_http import EncodeTimings, embeddings_call
+from models.loader import load_role
+
+ROLES = ("pubmedbert", "general-text")
+
+
+@pytest.fixture(scope="module")
+def minilm(tmp_path_factory):
+    config = load_config("default", data_dir=tmp_path_factory.mktemp("emb"))
+    return load_role("pubmedbert", config.models)
+
+
+@pytest.fixture(scope="module")
+def client(minilm) -> TestClient:
+    async def encode_timed(role: str, texts: Sequence[str]) -> tuple[np.ndarray, EncodeTimings]:
+        vectors = np.asarray(minilm.encode(list(texts)), dtype=np.float32)
+        return vectors, EncodeTimings(queue_ms=0.5, forward_ms=2.0, replica_ms=3.0)
+
+    async def endpoint(request: Request):
+        return await embeddings_call(request, ROLES, encode_timed)
+
+    app = Starlette(routes=[Route("/{path:path}", endpoint, methods=["GET", "POST"])])
+    return TestClient(app)
+
+
+def test_one_text_and_a_list_come_back_in_order_as_the_model_encodes_them(client, minilm):
+    texts = ["osimertinib side effects", "rivaroxaban dose", "Tagrisso storage"]
+    response = client.post("/bench/embeddings", json={"input": texts, "model": "general-text"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["model"] == "general-text" and body["object"] == "list"
+    assert [item["index"] for item in body["data"]] == [0, 1, 2]
+    vectors = np.asarray([item["embedding"] for item in body["data"]], dtype=np.float32)
+    np.testing.assert_allclose(vectors, minilm.encode(texts), atol=1e-6)
+    single = client.post("/embeddings", json={"input": texts[1]}).json()
+    assert single["model"] == "pubmedbert" and len(single["data"]) == 1
+    np.testing.assert_allclose(single["data"][0]["embedding"], vectors[1], atol=1e-5)
+    timing = response.headers["server-timing"]
+    assert "queue;dur=0.50" in timing and "forward;dur=2.00" in timing
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"input": []}, "input"),
+        ({"input": ["ok", ""]}, "input"),
+        ({"input": [1, 2]}, "input"),
+        ({"texts": ["wrong key"]}, "input"),
+        ({"input": ["x"] * 2049}, "input"),
+        ({"input": "x", "model": "medcpt-rerank"}, "model"),
+        (["not", "an", "object"], "body"),
+    ],
+)
+def test_bad_bodies_get_a_422_that_names_the_field(client, body, field):
+    response = client.post("/embeddings", json=body)
+    assert response.status_code == 422
+    error = response.json()
+    assert error["error"] == "invalid_request"
+    assert error["fields"][0]["field"] == field
+
+
+def test_bad_json_wrong_path_and_wrong_method_are_4xx(client):
+    bad = client.post(
+        "/embeddings", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert bad.status_code == 422 and bad.json()["fields"][0]["field"] == "body"
+    assert client.post("/search", json={"input": "x"}).status_code == 404
+    wrong = client.get("/embeddings")
+    assert wrong.status_code == 405 and wrong.headers["allow"] == "POST"

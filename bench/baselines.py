@@ -119,6 +119,7 @@ class BaselineSettings:
     runtimes: tuple[str, ...] = ("torch",)
     infinity_engines: tuple[str, ...] = ("torch",)
     infinity_python: Path | None = None
+    throughput_optimized: bool = False
     infinity_port: int = 7997
     ray_cpus: int = 4
     route_prefix: str = "/"
@@ -262,6 +263,7 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
         ModelApp,
         deploy_embeddings_direct,
         deploy_embeddings_http,
+        direct_ingress_url,
         hop_table,
     )
 
@@ -291,13 +293,17 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
         def over_http(apps: dict[str, ModelApp], label: str = label,
                       config: AppConfig = served.config) -> None:
             minilm = next(app for app in apps.values() if app.kind == "encoder")
-            paths = {"front + handle": deploy_embeddings_http(minilm),
-                     "direct": deploy_embeddings_direct(config)}
-            for path, prefix in paths.items():
+            paths = {"front + handle": f"{serve_url}{deploy_embeddings_http(minilm)}",
+                     "direct": f"{serve_url}{deploy_embeddings_direct(config)}"}
+            if settings.throughput_optimized:  # the same replica, on its own port
+                replica_url = direct_ingress_url("/bench-direct")
+                if replica_url:
+                    paths["direct ingress (replica port)"] = replica_url
+            for path, base_url in paths.items():
                 for concurrency in settings.encoder_concurrencies:
                     samples: list[tuple[float, str]] = []
                     result = asyncio.run(http_embedding_rate(
-                        f"{serve_url}{prefix}", texts, concurrency, model=minilm.roles[0],
+                        base_url, texts, concurrency, model=minilm.roles[0],
                         samples=samples))
                     http_rows.append({"setting": label, "path": path,
                                       "deployment": minilm.deployment,
@@ -446,7 +452,8 @@ def run_baselines(settings: BaselineSettings, endpoints: StoreEndpoints,
         serve_steps = {"encoders", "service"} & set(settings.steps)
         if serve_steps:
             session = (contextlib.nullcontext(serve_url) if serve_url
-                       else ray_serve_session(settings.ray_cpus))
+                       else ray_serve_session(
+                           settings.ray_cpus, throughput_optimized=settings.throughput_optimized))
             with session as url:
                 if "encoders" in serve_steps:
                     report.encoders, http_rows = run_encoders(settings, url)
@@ -482,6 +489,8 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
     parser.add_argument("--runtimes", nargs="+", default=["torch"],
                         choices=["torch", "onnx", "onnx-int8"],
                         help="models.runtime variants of the model deployments")
+    parser.add_argument("--serve-throughput-optimized", action="store_true",
+                        help="RAY_SERVE_THROUGHPUT_OPTIMIZED=1 (direct ingress to replicas)")
     parser.add_argument("--infinity-engines", nargs="+", default=["torch"],
                         help="peer engines: torch, optimum:FOLDER (bench/README.md)")
     parser.add_argument("--infinity-python", type=Path, default=None,
@@ -500,6 +509,7 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
         encoder_calls=args.encoder_calls, scorer_calls=args.scorer_calls,
         served_threads=tuple(t or None for t in args.served_threads),
         runtimes=tuple(args.runtimes), infinity_engines=tuple(args.infinity_engines),
+        throughput_optimized=args.serve_throughput_optimized,
         infinity_python=args.infinity_python, ray_cpus=args.ray_cpus, out_dir=args.out,
     )
     return quick(settings) if args.quick else settings

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import sys
@@ -313,11 +312,11 @@ def in_process_limit(models: Any, kind: str, work: Sequence[Any], batch_items: i
     return items_in(work), time.perf_counter() - start
 
 
-def _served_threads(config: AppConfig, num_cpus: float) -> str:
-    threads = config.models.cpu_threads
-    if threads:
-        return f"models.cpu_threads={threads}"
-    return f"Ray default OMP_NUM_THREADS={max(1, math.floor(num_cpus))}"
+def _served_threads(config: AppConfig, name: str) -> str:
+    """The intra-op threads a replica of deployment ``name`` sets (issue 16: explicit, from
+    ``serve.<kind>.intra_op_threads`` / ``models.cpu_threads`` / ``ceil(num_cpus)``)."""
+    settings = config.serve.cross_encoder if name == "CrossEncoder" else config.serve.encoder
+    return f"{settings.threads_for(config.models)} intra-op threads"
 
 
 async def _served_level(app: Any, kind: str, work: Sequence[Any], concurrency: int,
@@ -382,7 +381,7 @@ def served_comparison(
     try:
         for name, app in apps.items():
             kind, smiles = plans[name]
-            limit_rate, limit_batch, cpu_hundredths = limits[name]
+            limit_rate, limit_batch, _ = limits[name]
             for level, concurrency in enumerate(settings.concurrencies):
                 work = _work(kind, app.roles, settings, smiles, level)
                 result, batches = asyncio.run(
@@ -393,7 +392,7 @@ def served_comparison(
                     concurrency=concurrency, served_rate=result.rate, limit_rate=limit_rate,
                     items=result.items, failures=result.failures, limit_batch=limit_batch,
                     limit_threads=torch.get_num_threads(),
-                    served_threads=_served_threads(config, cpu_hundredths / 100),
+                    served_threads=_served_threads(config, name),
                     mean_batch_items=float(batches.get("mean_items", 0.0)),
                 ))
                 print(format_served_table(rows[-1:], header=False), flush=True)

@@ -16,10 +16,16 @@ __all__ = ["ray_serve_session"]
 
 @contextmanager
 def ray_serve_session(
-    num_cpus: int = 4, object_store_bytes: int = 512 * 1024**2, port: int | None = None
+    num_cpus: int = 4,
+    object_store_bytes: int = 512 * 1024**2,
+    port: int | None = None,
+    throughput_optimized: bool = False,
 ) -> Iterator[str]:
     """Start Ray (``num_cpus`` logical CPUs) and Serve; yield the HTTP base URL; shut
-    Serve and Ray down on exit.
+    Serve and Ray down on exit. ``throughput_optimized``: Ray Serve's
+    ``RAY_SERVE_THROUGHPUT_OPTIMIZED=1`` (Ray >= 2.56: direct ingress, each ingress
+    replica also answers HTTP on its own port from 30000; gRPC between replicas; user
+    code on the replica's main loop), set before Ray starts so every process sees it.
 
     Raises:
         RuntimeError: Ray is already initialised in this process (a benchmark must not
@@ -34,6 +40,8 @@ def ray_serve_session(
 
     if ray.is_initialized():
         raise RuntimeError("Ray is already initialised in this process")
+    if throughput_optimized:
+        os.environ["RAY_SERVE_THROUGHPUT_OPTIMIZED"] = "1"
     port = port or find_free_port()
     python_path = os.pathsep.join(
         p for p in (str(REPOSITORY), os.environ.get("PYTHONPATH", "")) if p
@@ -56,3 +64,5 @@ def ray_serve_session(
             serve.shutdown()
         finally:
             ray.shutdown()
+            if throughput_optimized:
+                os.environ.pop("RAY_SERVE_THROUGHPUT_OPTIMIZED", None)

@@ -37,6 +37,7 @@ __all__ = [
     "deploy_embeddings_direct",
     "deploy_embeddings_http",
     "deploy_model_apps",
+    "direct_ingress_url",
     "drive",
     "hop_table",
     "model_groups",
@@ -185,6 +186,22 @@ def deploy_embeddings_direct(
     serve.run(bound, name=app_name, route_prefix=route_prefix, blocking=False)
     _wait_running([app_name], timeout_s)
     return route_prefix
+
+
+def direct_ingress_url(route_prefix: str, ports: range = range(30000, 30100),
+                       host: str = "127.0.0.1") -> str | None:
+    """With Serve's direct ingress on (``RAY_SERVE_THROUGHPUT_OPTIMIZED=1``), the base URL
+    at which an ingress replica answers ``POST <route_prefix>/embeddings`` on its own
+    port (Serve gives those from 30000 up), found by asking; None when none answers."""
+    import httpx
+
+    for port in ports:
+        url = f"http://{host}:{port}{route_prefix}"
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.post(f"{url}/embeddings", json={"input": "probe"},
+                          timeout=2.0).status_code == 200:
+                return url
+    return None
 
 
 def hop_table(samples: Sequence[tuple[float, str]]) -> dict[str, float]:

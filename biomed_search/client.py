@@ -324,7 +324,7 @@ def _image_part(
 
 
 def _sniff_image_type(data: bytes) -> str:
-    from deployments.api import IMAGE_TYPES  # the service's own table of accepted types
+    from pipeline.image_types import IMAGE_TYPES  # the service's own table of accepted types
 
     for kind, magics in IMAGE_TYPES.items():
         if data.startswith(magics):

@@ -17,21 +17,12 @@ from pydantic import ValidationError
 
 from deployments.ui import mount_ui
 from pipeline.errors import BiomedSearchError, InvalidRequest, Overloaded
+from pipeline.image_types import IMAGE_TYPES
 from pipeline.schema import SearchRequest, SearchResponse
 
 __all__ = ["IMAGE_TYPES", "create_app"]
 
 logger = logging.getLogger(__name__)
-
-#: Accepted image uploads: content type -> leading magic bytes.
-IMAGE_TYPES: dict[str, tuple[bytes, ...]] = {
-    "image/png": (b"\x89PNG\r\n\x1a\n",),
-    "image/jpeg": (b"\xff\xd8\xff",),
-    "image/tiff": (b"II*\x00", b"MM\x00*"),
-    "image/bmp": (b"BM",),
-    "image/webp": (b"RIFF",),
-}
-
 
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
 

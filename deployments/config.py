@@ -107,7 +107,8 @@ class ServeSettings(_Settings):
     max_image_bytes: int = Field(10 * 1024 * 1024, ge=1)
     #: Route of the lean embeddings application (``build_embeddings_application``: the
     #: text encoder answering HTTP itself), e.g. ``/v1/embeddings``; None: not deployed.
-    embeddings_route: str | None = Field(None, pattern=r"^/[A-Za-z0-9/_-]*$")
+    #: Must end in ``/embeddings`` so it cannot shadow the search app's routes.
+    embeddings_route: str | None = Field(None, pattern=r"^(/[A-Za-z0-9_-]+)*/embeddings$")
     encoder: DeploymentSettings = Field(default_factory=DeploymentSettings)
     cross_encoder: DeploymentSettings = Field(
         default_factory=lambda: DeploymentSettings(max_batch_size=256)
@@ -117,7 +118,7 @@ class ServeSettings(_Settings):
 
 class ApiKey(_Settings):
     """One bearer token and the knowledge bases it may read (``*`` = all). ``admin``
-    keys may also read the operational endpoints (``GET /v1/stats``, metrics) and see
+    keys may also read the operational endpoint ``GET /v1/stats`` and see
     ``GET /v1/collections`` row counts of every knowledge base."""
 
     name: str
@@ -151,6 +152,16 @@ class AppConfig(_Settings):
     stores: StoreSettings = Field(default_factory=StoreSettings)
     serve: ServeSettings = Field(default_factory=ServeSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
+
+    @model_validator(mode="after")
+    def _check_embeddings_route(self) -> AppConfig:
+        """The embeddings application answers HTTP without the ingress and its key check:
+        refuse it where API keys protect the service."""
+        if self.serve.embeddings_route and self.auth.api_keys:
+            raise ValueError(
+                "serve.embeddings_route has no API-key check: unset it, or auth.api_keys"
+            )
+        return self
 
     @model_validator(mode="after")
     def _check_collection_metrics(self) -> AppConfig:

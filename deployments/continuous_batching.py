@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -95,7 +96,8 @@ class ContinuousBatcher(Generic[Request, Result]):
         """
         loop = asyncio.get_running_loop()
         if self._worker is None or self._worker.done():
-            self._worker = loop.create_task(self._loop())
+            # a fresh context: the worker must not carry the first caller's request id
+            self._worker = loop.create_task(self._loop(), context=contextvars.Context())
         pending = _Pending(request, self._size_of(request), loop.time(), loop.create_future())
         self._queue.append(pending)
         self._arrived.set()
@@ -126,6 +128,12 @@ class ContinuousBatcher(Generic[Request, Result]):
             size += item.size
         return [item for item in batch if not item.future.done()]  # drop cancelled callers
 
+    @staticmethod
+    def _fail(items: Sequence[_Pending[Request, Result]], error: BaseException) -> None:
+        for item in items:
+            if not item.future.done():
+                item.future.set_exception(error)
+
     async def _loop(self) -> None:
         while True:
             batch = await self._next_batch()
@@ -138,10 +146,12 @@ class ContinuousBatcher(Generic[Request, Result]):
                         f"batch function returned {len(results)} results for {len(batch)}"
                     )
             except Exception as error:  # fails this batch's callers, not the loop
-                for item in batch:
-                    if not item.future.done():
-                        item.future.set_exception(error)
+                self._fail(batch, error)
                 continue
+            except BaseException:  # cancelled (replica shutdown): nobody may wait forever
+                self._fail([*batch, *self._queue], RuntimeError("the batcher was stopped"))
+                self._queue.clear()
+                raise
             for item, result in zip(batch, results, strict=True):
                 if not item.future.done():
                     item.future.set_result(result)

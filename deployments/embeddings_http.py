@@ -64,7 +64,7 @@ def _invalid(field: str, message: str) -> Response:
 def _parse(raw: bytes, roles: Sequence[str]) -> tuple[str, list[str]] | Response:
     try:
         body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return _invalid("body", "not valid JSON")
     if not isinstance(body, dict):
         return _invalid("body", "a JSON object is required")

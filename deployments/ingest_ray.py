@@ -22,6 +22,7 @@ So an interrupted run leaves only unregistered documents, which the next run wri
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
 from collections.abc import Iterable
@@ -330,6 +331,8 @@ async def ingest_ray(
     run = _RayIngest(config, runner, settings, encoder_class, bar)
     queue = Queue(maxsize=settings.queue_blocks, actor_options={"num_cpus": 0})
     producer = asyncio.create_task(run.produce(records, kb_name, namespace, queue))
+    consumer: asyncio.Task[None] | None = None
+    batches = None
     try:
         batches = run.dataset(queue).iter_batches(
             batch_size=settings.write_rows, batch_format="pyarrow", prefetch_batches=2
@@ -342,10 +345,15 @@ async def ingest_ray(
             raise producer.exception()  # type: ignore[misc]
         await consumer
         await producer
-    finally:
-        if not producer.done():
-            producer.cancel()
-            await asyncio.gather(producer, return_exceptions=True)
+    finally:  # on failure or Ctrl-C: stop both sides and the streaming executor
+        for task in (producer, consumer):
+            if task is not None and not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        close = getattr(batches, "close", None)
+        if close is not None:
+            with contextlib.suppress(ValueError):  # still running in the consumer's thread
+                close()
         queue.shutdown(force=True)
         bar.close()
         context.enable_progress_bars, context.target_max_block_size = saved

@@ -23,7 +23,7 @@ __all__ = ["Principal", "SearchService"]
 @dataclass(frozen=True)
 class Principal:
     """Who is calling: a key name, the knowledge bases it may read (None = all), and
-    whether it may read the operational endpoints (stats, metrics, unscoped row counts;
+    whether it may read the operational endpoints (stats, unscoped row counts;
     true for every caller of an open service)."""
 
     name: str
@@ -108,7 +108,7 @@ class SearchService:
 
     @staticmethod
     def require_admin(principal: Principal) -> None:
-        """Operational endpoints (``/v1/stats``, metrics) are for admin keys only; with
+        """Operational endpoints (``/v1/stats``) are for admin keys only; with
         no keys configured every caller is admin (:meth:`authenticate`).
 
         Raises:

@@ -157,8 +157,13 @@ def quantized_cached(float_path: Path) -> Path:
         raise ModelNotAvailableError(f"no float32 ONNX export at {float_path} to quantise")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp.onnx")
     logger.info("quantising %s to dynamic int8 at %s", float_path.name, path)
-    quantize_dynamic(str(float_path), str(temporary), weight_type=QuantType.QInt8, per_channel=True)
-    os.replace(temporary, path)
+    try:
+        quantize_dynamic(
+            str(float_path), str(temporary), weight_type=QuantType.QInt8, per_channel=True
+        )
+        os.replace(temporary, path)
+    finally:  # a failed quantisation leaves no temporary file behind
+        temporary.unlink(missing_ok=True)
     return path
 
 

@@ -171,8 +171,8 @@ class RecordingVectorStore:
     ) -> int:
         return await self.inner.upsert(collection, nodes, vectors, lexical_texts)
 
-    async def count(self, collection: str) -> int:
-        return await self.inner.count(collection)
+    async def count(self, collection: str, kb_names: Sequence[str] | None = None) -> int:
+        return await self.inner.count(collection, kb_names)
 
     async def has_collection(self, collection: str) -> bool:
         return await self.inner.has_collection(collection)

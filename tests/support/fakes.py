@@ -235,8 +235,11 @@ class InMemoryVectorStore:
         hits.sort(key=lambda item: item.node.node_id)
         return hits[:top_k]
 
-    async def count(self, collection: str) -> int:
-        return len(self.rows.get(collection, {}))
+    async def count(self, collection: str, kb_names: Sequence[str] | None = None) -> int:
+        rows = self.rows.get(collection, {}).values()
+        if kb_names is None:
+            return len(rows)
+        return sum(1 for row in rows if row.get("kb_name") in set(kb_names))
 
     async def ensure_collection(
         self,

@@ -167,3 +167,31 @@ def test_replica_threads_come_from_the_deployment_not_from_ray(
     models = config.models.model_copy(update={"cpu_threads": cpu_threads})
     assert settings.threads_for(models) == expected
     assert settings.replica_models(models).cpu_threads == expected
+
+
+@pytest.mark.parametrize("route", ["/", "/v1", "/v1/embeddings/", "/v1/search", "v1/embeddings"])
+def test_an_embeddings_route_that_could_shadow_the_search_app_is_refused(route, tmp_path):
+    from pydantic import ValidationError
+
+    from deployments.config import load_config
+
+    with pytest.raises(ValidationError, match="embeddings_route"):
+        load_config("default", data_dir=tmp_path, overrides={"serve": {"embeddings_route": route}})
+
+
+def test_the_embeddings_route_is_refused_where_api_keys_protect_the_service(tmp_path):
+    from pydantic import ValidationError
+
+    from deployments.config import load_config
+
+    ok = load_config(
+        "default", data_dir=tmp_path, overrides={"serve": {"embeddings_route": "/v1/embeddings"}}
+    )
+    assert ok.serve.embeddings_route == "/v1/embeddings"
+    keys = {"api_keys": [{"name": "a", "key": "secret-a", "kb_ids": ["*"]}]}
+    with pytest.raises(ValidationError, match="no API-key check"):
+        load_config(
+            "default",
+            data_dir=tmp_path,
+            overrides={"serve": {"embeddings_route": "/v1/embeddings"}, "auth": keys},
+        )

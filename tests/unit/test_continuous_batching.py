@@ -78,3 +78,17 @@ async def test_settings_are_validated_and_change_the_next_batch():
     batcher.set_max_batch_size(1)
     await asyncio.gather(*(batcher.submit(i) for i in range(3)))
     assert all(len(batch) == 1 for batch in model.batches)
+
+
+async def test_a_cancelled_worker_fails_its_batch_and_the_queue_instead_of_hanging():
+    model = SlowModel(seconds=10.0)
+    batcher = ContinuousBatcher(model.run, max_batch_size=1, batch_wait_timeout_s=0.0)
+    running = asyncio.ensure_future(batcher.submit(1))
+    queued = asyncio.ensure_future(batcher.submit(2))
+    await asyncio.sleep(0.05)
+    batcher._worker.cancel()  # what a replica shutdown does to the worker task
+    for caller in (running, queued):
+        with pytest.raises(RuntimeError, match="stopped"):
+            await asyncio.wait_for(caller, 2.0)
+    model.seconds = 0.0
+    assert await batcher.submit(3) == 30  # a new worker starts for later callers

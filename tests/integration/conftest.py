@@ -18,6 +18,7 @@ import psutil
 import pytest
 
 from deployments.runtime import EmbeddedPostgres, MilvusLiteServer
+from deployments.stores import StoreEndpoints
 from pipeline.stores.milvus import MilvusVectorStore
 from pipeline.stores.registry import PostgresDocumentRegistry
 
@@ -64,6 +65,13 @@ async def milvus_store(milvus_server: MilvusLiteServer) -> AsyncIterator[MilvusV
     store = MilvusVectorStore(milvus_server.uri, collection_prefix="it_")
     yield store
     await store.close()
+
+
+@pytest.fixture(scope="module")
+def endpoints(milvus_server: MilvusLiteServer, module_dsn: str) -> StoreEndpoints:
+    """Where a module's application finds its stores: the session's Milvus Lite server
+    and the module's own PostgreSQL database."""
+    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="session")

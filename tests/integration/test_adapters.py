@@ -29,7 +29,6 @@ from biomed_search.client import (
 )
 from deployments.config import load_config
 from deployments.serve_cli import wait_ready
-from deployments.stores import StoreEndpoints
 from tests.support.slices import ingest_slice
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -56,11 +55,6 @@ METADATA_KEYS = {
     "similarity",
     "score_parts",
 }
-
-
-@pytest.fixture(scope="module")
-def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,6 @@ from deployments.api import create_app
 from deployments.config import config_from_data, load_config_data
 from deployments.inprocess import local_model_ports
 from deployments.service import SearchService
-from deployments.stores import StoreEndpoints
 from tests.support.http import app_client
 from tests.support.slices import ingest_slice
 
@@ -54,11 +53,6 @@ def config_data(tmp_path_factory):
             "auth": {"api_keys": KEYS},
         },
     )
-
-
-@pytest.fixture(scope="module")
-def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from deployments.config import load_config
 from deployments.ingest import document_roles, run_ingest
 from deployments.local import load_local_models
 from deployments.serve_cli import wait_ready
-from deployments.stores import StoreEndpoints, open_stores
+from deployments.stores import open_stores
 from pipeline.vocabulary import default_vocabulary
 from tests.support.slices import demo_slice
 
@@ -26,11 +26,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 PREFIX = "benchsmoke_"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-@pytest.fixture(scope="module")
-def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="module")

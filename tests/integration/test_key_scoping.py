@@ -16,7 +16,6 @@ import pytest
 from deployments.config import config_from_data, load_config_data
 from deployments.inprocess import local_model_ports
 from deployments.service import Principal, SearchService
-from deployments.stores import StoreEndpoints
 from pipeline.errors import Forbidden
 from tests.support.http import app_client
 from tests.support.slices import ingest_slice
@@ -42,11 +41,6 @@ def config_data(tmp_path_factory):
         data_dir=tmp_path_factory.mktemp("scoping"),
         overrides={"stores": {"collection_prefix": "scope_"}, "auth": {"api_keys": KEYS}},
     )
-
-
-@pytest.fixture(scope="module")
-def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,6 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from deployments.config import load_config
 from deployments.roles import model_deployments
-from deployments.stores import StoreEndpoints
 from tests.support.faulty import FailingCrossEncoder
 from tests.support.slices import ingest_slice
 
@@ -35,11 +34,6 @@ PREFIX = "/metrics-it"
 EXPORT_DEADLINE_S = 120.0
 QUERIES = ["osimertinib side effects", "Tagrisso dosage", "osimertinib side effects"]
 DASHBOARD = Path(__file__).resolve().parents[2] / "configs" / "grafana" / "biomed-search.json"
-
-
-@pytest.fixture(scope="module")
-def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="module")

@@ -77,11 +77,6 @@ def config(tiny_cache: TinyProductionCache, tmp_path_factory: pytest.TempPathFac
     )
 
 
-@pytest.fixture(scope="module")
-def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
-
-
 async def _create_image_collections(config: AppConfig, endpoints: StoreEndpoints) -> None:
     """The image collections, empty: the ingest reads no images, and an image search of a
     missing collection would only degrade its plan."""

@@ -10,7 +10,6 @@ import pytest
 from deployments.config import config_from_data, load_config_data
 from deployments.inprocess import local_model_ports
 from deployments.service import SearchService
-from deployments.stores import StoreEndpoints
 from tests.support.http import app_client
 from tests.support.slices import DEFAULT_PRODUCTS, ingest_slice
 
@@ -82,11 +81,6 @@ def config_data(tmp_path_factory):
         data_dir=tmp_path_factory.mktemp("ranking"),
         overrides={"stores": {"collection_prefix": "rank_"}},
     )
-
-
-@pytest.fixture(scope="module")
-def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="module")

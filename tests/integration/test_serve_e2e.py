@@ -10,7 +10,6 @@ import pytest
 
 from deployments.config import load_config
 from deployments.serve_cli import wait_ready
-from deployments.stores import StoreEndpoints
 from tests.support.faulty import FailingCrossEncoder, StoppedEncoder
 from tests.support.slices import ingest_slice
 
@@ -40,11 +39,6 @@ DRUGS = [
     "Cabometyx",
 ]
 ASPECTS = ["side effects", "dosage", "warnings", "storage"]
-
-
-@pytest.fixture(scope="module")
-def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,6 @@ import pytest
 
 from deployments.config import load_config
 from deployments.serve_cli import wait_ready
-from deployments.stores import StoreEndpoints
 from tests.support.slices import ingest_slice
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -86,11 +85,6 @@ def browser(chromium, service_url):
         launched = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield launched
         launched.close()
-
-
-@pytest.fixture(scope="module")
-def endpoints(milvus_server, module_dsn) -> StoreEndpoints:
-    return StoreEndpoints(milvus_uri=milvus_server.uri, postgres_dsn=module_dsn)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ never by the corpus):
 
 - producer: read -> validate -> group documents (:func:`stream_documents`) ->
   :meth:`IngestRunner.plan_batch` (content hash, registry check, chunks and metadata: the
-  in-process code) -> changed documents' old chunks deleted -> rows ``{key, group, text,
+  in-process code) -> stored chunks of those documents deleted -> rows ``{key, group, text,
   title}`` into a bounded Ray queue;
 - Ray Data: one read task drains the queue -> ``map_batches`` per model group (actor pool;
   a row not of the pool's group passes through) -> ``iter_batches`` back in the driver;
@@ -216,7 +216,7 @@ class _RayIngest:
                 break
             report.documents_seen += len(batch)
             plan = await self.runner.plan_batch(batch, kb_name, namespace, report)
-            await self.runner.delete_changed(plan)
+            await self.runner.delete_stale(plan)
             rows: list[dict[str, Any]] = []
             for spec, drafts in plan.per_collection.values():
                 role = spec.document_encoder

@@ -5,7 +5,9 @@ Exactly once, by construction:
 - a document is registered (with its content hash) only after all its chunks are stored,
   so an interrupted run leaves unregistered documents that the next run writes again,
   and registered, unchanged documents are skipped;
-- a document whose content changed has its old chunks deleted before the new ones go in.
+- every document about to be written has its stored chunks deleted first: the old
+  version's of a changed document, and the leftovers of an interrupted run of a new one
+  (whose source may have shrunk since, so upserting the new ids alone would keep them).
 A record that fails validation is skipped, counted and reported with its reason; the rest
 goes in.
 """
@@ -120,11 +122,11 @@ def encoder_inputs(
 class BatchPlan:
     """A batch of documents ready to encode and store (:meth:`IngestRunner.plan_batch`):
     chunks per collection, the registry record of each document to write (committed
-    once all its chunks are stored) and the documents whose old chunks go first."""
+    once all its chunks are stored); whatever is stored of these documents goes first
+    (:meth:`IngestRunner.delete_stale`)."""
 
     per_collection: dict[str, tuple[CollectionSpec, list[ChunkDraft]]] = field(default_factory=dict)
     records: dict[str, DocumentRecord] = field(default_factory=dict)
-    changed: list[str] = field(default_factory=list)
 
 
 class IngestRunner:
@@ -205,7 +207,7 @@ class IngestRunner:
         report: IngestReport,
     ) -> None:
         plan = await self.plan_batch(documents, kb_name, namespace, report)
-        await self.delete_changed(plan)
+        await self.delete_stale(plan)
         for spec, drafts in plan.per_collection.values():
             written = await self._write(spec, drafts)
             report.chunks_written[spec.name] += written
@@ -251,17 +253,21 @@ class IngestRunner:
             plan.records[doc_id] = self._document_record(
                 doc_id, recs, targets, kb_name, namespace, hashes[doc_id]
             )
-            if doc_id in stored:
-                plan.changed.append(doc_id)
         return plan
 
-    async def delete_changed(self, plan: BatchPlan) -> None:
-        """Delete the old chunks of the plan's changed documents from the collections
-        they are written to now (before their new chunks go in)."""
-        if not plan.changed:
+    async def delete_stale(self, plan: BatchPlan) -> None:
+        """Delete whatever is stored of the plan's documents from the collections they are
+        written to now, before their new chunks go in: a changed document's old chunks,
+        and a new (unregistered) document's chunks left by an interrupted run, which the
+        new chunk ids would not all overwrite if its source has fewer chunks now.
+
+        Raises:
+            pipeline.errors.BackendUnavailable: the store does not answer.
+        """
+        if not plan.records:
             return
         for spec, _ in plan.per_collection.values():
-            await self.store.delete_documents(spec.name, plan.changed)
+            await self.store.delete_documents(spec.name, list(plan.records))
 
     async def register(self, records: Sequence[DocumentRecord], report: IngestReport) -> None:
         """Register documents whose chunks are all stored (the exactly-once commit)."""

@@ -147,3 +147,27 @@ async def test_killed_ingest_resumes_with_every_record_exactly_once(
         "biomed_text", [f"biomed_text:ema-tagrisso#s{i}-c0" for i in range(7)]
     )
     assert len(fetched) == 7
+
+
+async def test_interrupted_new_document_whose_source_shrank_keeps_no_old_chunks(
+    store, registry, config, encoders, records
+):
+    # The state a run killed between "chunks stored" and "document registered" leaves:
+    # Tagrisso's chunks in Milvus, no registry row. Its source then loses sections.
+    shrunk = [
+        r for r in records if r.document_id != "ema-tagrisso" or not r.section_title.startswith("6")
+    ]
+    assert len(shrunk) < len(records)
+    await _reset(store, registry, config, records)
+    await _runner(store, registry, encoders, config).run(shrunk, "drug-kb")
+    expected = await _rows(store, config)
+
+    await _reset(store, registry, config, records)
+    await _runner(store, registry, encoders, config).run(records, "drug-kb")
+    full = await _rows(store, config)
+    assert sum(full.values()) > sum(expected.values())
+    assert await registry.delete_documents(["ema-tagrisso"]) == 1
+
+    report = await _runner(store, registry, encoders, config).run(shrunk, "drug-kb")
+    assert report.documents_written == 1 and report.documents_unchanged == 3
+    assert await _rows(store, config) == expected  # none of the dropped sections' chunks

@@ -118,7 +118,8 @@ def build_embeddings_application(config: AppConfig) -> Application:
     goes proxy -> encoder replica (``POST <route>/embeddings``, or ``POST <route>`` when
     the route itself ends in ``/embeddings``; OpenAI request shape,
     ``deployments.embeddings_http``), one hop and one JSON round fewer than a route on
-    the search ingress. Its replicas are its own (same Serve options as ``serve.encoder``).
+    the search ingress. Its replicas are its own (same Serve options as ``serve.encoder``);
+    with ``serve.embeddings_port`` each also answers on that port itself.
 
     Raises:
         ValueError: the profile has no text encoder deployment.
@@ -129,7 +130,12 @@ def build_embeddings_application(config: AppConfig) -> Application:
     first = encoders[0]
     return EncoderDeployment.options(
         name=f"Embeddings-{first.roles[0]}", **deployment_options(config.serve.encoder)
-    ).bind(config.serve.encoder.replica_models(config.models), list(first.roles))
+    ).bind(
+        config.serve.encoder.replica_models(config.models),
+        list(first.roles),
+        http_port=config.serve.embeddings_port,
+        http_host=config.serve.host,
+    )
 
 
 def build_app(args: dict[str, str]) -> Application:

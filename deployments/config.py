@@ -109,6 +109,11 @@ class ServeSettings(_Settings):
     #: text encoder answering HTTP itself), e.g. ``/v1/embeddings``; None: not deployed.
     #: Must end in ``/embeddings`` so it cannot shadow the search app's routes.
     embeddings_route: str | None = Field(None, pattern=r"^(/[A-Za-z0-9_-]+)*/embeddings$")
+    #: Each replica of the embeddings application also answers ``POST /v1/embeddings``
+    #: on this port of ``host`` itself (``deployments.embeddings_port``: past Serve's
+    #: proxy and request path, the replicas of a node share the port); None: not.
+    #: Needs ``embeddings_route``.
+    embeddings_port: int | None = Field(None, ge=1, le=65535)
     encoder: DeploymentSettings = Field(default_factory=DeploymentSettings)
     cross_encoder: DeploymentSettings = Field(
         default_factory=lambda: DeploymentSettings(max_batch_size=256)
@@ -161,6 +166,14 @@ class AppConfig(_Settings):
             raise ValueError(
                 "serve.embeddings_route has no API-key check: unset it, or auth.api_keys"
             )
+        port = self.serve.embeddings_port
+        if port is not None and not self.serve.embeddings_route:
+            raise ValueError(
+                "serve.embeddings_port: set serve.embeddings_route too (the embeddings "
+                "application's replicas open the port)"
+            )
+        if port is not None and port == self.serve.port:
+            raise ValueError("serve.embeddings_port must differ from serve.port")
         return self
 
     @model_validator(mode="after")

@@ -6,7 +6,9 @@ where the replica's time went.
 Request: ``{"input": str | [str, ...], "model": role?}`` (``model`` defaults to the
 deployment's first role; 1 to :data:`MAX_INPUTS` non-empty strings). Response:
 ``{"object": "list", "data": [{"object": "embedding", "index": i, "embedding": [...]}],
-"model": role, "usage": {...}}`` with float32 values.
+"model": role, "usage": {...}}`` with float32 values, each written as the shortest
+decimal that reads back as the same float32 (orjson's numpy serialisation: about half the
+bytes of ``json``'s double repr).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -46,7 +49,7 @@ def server_timing(timings: EncodeTimings) -> str:
 
 
 def _json(status: int, content: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
-    body = json.dumps(content, separators=(",", ":"))
+    body = orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY)
     return Response(body, status_code=status, headers=headers, media_type="application/json")
 
 
@@ -106,7 +109,7 @@ async def embeddings_call(
     vectors, timings = await encode_timed(role, texts)
     data = [
         {"object": "embedding", "index": index, "embedding": row}
-        for index, row in enumerate(np.asarray(vectors, dtype=np.float32).tolist())
+        for index, row in enumerate(np.ascontiguousarray(vectors, dtype=np.float32))
     ]
     tokens = sum(len(text.split()) for text in texts)  # whitespace words: an estimate
     content = {

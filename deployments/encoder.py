@@ -7,7 +7,8 @@ the next batch forms when the model is free), counted in texts, tunable at run t
 Deployed as the ingress of an application of its own, it also answers HTTP directly
 (``POST <route>/embeddings``, the OpenAI / infinity-emb request shape; see
 :mod:`deployments.embeddings_http`): one hop fewer than a front deployment calling it
-through a handle."""
+through a handle. With ``http_port`` each replica also answers on that port itself, past
+Serve's proxy (:mod:`deployments.embeddings_port`)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from starlette.responses import Response
 
 from deployments.batching import BatchStats, EncodeRequest, encode_batch, items_in
 from deployments.embeddings_http import EncodeTimings, embeddings_call
+from deployments.embeddings_port import EmbeddingsPort
 from deployments.model_replica import BatchSettings, gather_split
 from deployments.roles import load_shared
 from models.specs import ModelProfile
@@ -38,14 +40,35 @@ class EncoderDeployment:
         models: the parsed model profile (``AppConfig.models``: paths already resolved,
             e.g. ``onnx_cache_dir`` absolute under the data directory).
         roles: the roles this deployment serves (they share one model).
+        http_port: also answer ``POST .../embeddings`` on this port of the replica's host
+            (``serve.embeddings_port``; every replica on a node shares it); None: not.
+        http_host: the address to bind ``http_port`` to.
+
+    Raises:
+        OSError: ``http_port`` cannot be bound.
     """
 
-    def __init__(self, models: ModelProfile, roles: Sequence[str]) -> None:
+    def __init__(
+        self,
+        models: ModelProfile,
+        roles: Sequence[str],
+        http_port: int | None = None,
+        http_host: str = "127.0.0.1",
+    ) -> None:
         self.models = load_shared(models, roles)
         self.roles = list(roles)
         self.batch = BatchSettings()
         self.stats = BatchStats()
         self._batcher = self.batch.batcher(self._encode_batch, lambda r: items_in([r]))
+        self.port: EmbeddingsPort | None = None
+        if http_port is not None:  # Serve runs the constructor on the replica's loop
+            self.port = EmbeddingsPort(self.roles, self.encode_timed, http_host, http_port)
+            self.port.start()
+
+    def __del__(self) -> None:
+        # Serve calls this when the replica stops: free the shared port for the next one
+        if getattr(self, "port", None) is not None:
+            self.port.stop()
 
     def reconfigure(self, user_config: dict[str, Any]) -> None:
         """Run-time batch settings (``max_batch_size``, ``batch_wait_timeout_s``)."""

@@ -170,31 +170,51 @@ def test_readyz_and_collections(apps):
 
 
 def test_embeddings_application_answers_http_itself(serve_cluster, config):
-    """The lean embeddings path (issue 16): the text encoder deployed as its own
-    application answers ``POST /v1/embeddings`` (proxy -> replica, no ingress hop), with
-    the same vectors as the in-process model and the replica's Server-Timing."""
+    """The lean embeddings paths (issue 16): the text encoder deployed as its own
+    application answers ``POST /v1/embeddings`` through Serve's proxy (no ingress hop),
+    and with ``serve.embeddings_port`` each of its two replicas also answers on that one
+    shared port itself, with the same vectors as the in-process model and the replica's
+    Server-Timing."""
+    import socket
+
     import numpy as np
     from ray import serve
 
     from deployments.app import build_embeddings_application
     from models.loader import load_role
 
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    encoder = config.serve.encoder.model_copy(update={"num_replicas": 2})
+    lean = config.model_copy(
+        update={
+            "serve": config.serve.model_copy(
+                update={
+                    "embeddings_route": "/e2e/v1/embeddings",
+                    "embeddings_port": port,
+                    "encoder": encoder,
+                }
+            )
+        }
+    )
     serve.run(
-        build_embeddings_application(config),
-        name="embeddings-e2e",
-        route_prefix="/e2e/v1/embeddings",
+        build_embeddings_application(lean), name="embeddings-e2e", route_prefix="/e2e/v1/embeddings"
     )
     try:
         texts = ["osimertinib side effects", "rivaroxaban dose in renal impairment"]
-        response = httpx.post(
-            f"{serve_cluster.url}/e2e/v1/embeddings", json={"input": texts}, timeout=60
-        )
-        assert response.status_code == 200, response.text
-        vectors = np.asarray([item["embedding"] for item in response.json()["data"]])
         expected = load_role("pubmedbert", config.models).encode(texts)
-        np.testing.assert_allclose(vectors, expected, atol=1e-4)
-        assert "forward;dur=" in response.headers["server-timing"]
-        bad = httpx.post(f"{serve_cluster.url}/e2e/v1/embeddings", json={"input": []}, timeout=60)
-        assert bad.status_code == 422 and bad.json()["fields"][0]["field"] == "input"
+        for url in (
+            f"{serve_cluster.url}/e2e/v1/embeddings",
+            f"http://127.0.0.1:{port}/v1/embeddings",
+        ):
+            for _ in range(4):  # fresh connections: the kernel spreads them over both replicas
+                response = httpx.post(url, json={"input": texts}, timeout=60)
+                assert response.status_code == 200, (url, response.text)
+                vectors = np.asarray([item["embedding"] for item in response.json()["data"]])
+                np.testing.assert_allclose(vectors, expected, atol=1e-4)
+                assert "forward;dur=" in response.headers["server-timing"]
+            bad = httpx.post(url, json={"input": []}, timeout=60)
+            assert bad.status_code == 422 and bad.json()["fields"][0]["field"] == "input"
     finally:
         serve.delete("embeddings-e2e")

@@ -195,3 +195,28 @@ def test_the_embeddings_route_is_refused_where_api_keys_protect_the_service(tmp_
             data_dir=tmp_path,
             overrides={"serve": {"embeddings_route": "/v1/embeddings"}, "auth": keys},
         )
+
+
+@pytest.mark.parametrize(
+    ("serve", "message"),
+    [
+        ({"embeddings_port": 8100}, "set serve.embeddings_route too"),
+        ({"embeddings_route": "/v1/embeddings", "embeddings_port": 8000}, "differ from"),
+        ({"embeddings_route": "/v1/embeddings", "embeddings_port": 0}, "embeddings_port"),
+    ],
+)
+def test_an_embeddings_port_needs_its_route_and_a_port_of_its_own(serve, message, tmp_path):
+    from pydantic import ValidationError
+
+    from deployments.app import build_embeddings_application
+    from deployments.config import load_config
+
+    with pytest.raises(ValidationError, match=message):
+        load_config("default", data_dir=tmp_path, overrides={"serve": serve})
+    ok = load_config(
+        "default",
+        data_dir=tmp_path,
+        overrides={"serve": {"embeddings_route": "/v1/embeddings", "embeddings_port": 8100}},
+    )
+    bound = build_embeddings_application(ok)
+    assert bound._bound_deployment.init_kwargs["http_port"] == 8100

@@ -1,0 +1,124 @@
+"""``POST /v1/embeddings`` on a port of the encoder replica itself (``serve.embeddings_port``,
+issue 16): a uvicorn server in the replica's event loop, in front of the same continuous
+batcher as the replica's Serve methods, so a request skips Serve's proxy and Serve's
+per-request work in the replica (request wrapping, metrics, the disconnect watcher): the
+path infinity-emb's one uvicorn process has.
+
+Every replica of the deployment on a node binds the same port with ``SO_REUSEPORT``, and
+the kernel spreads incoming connections over them (Linux), so ``num_replicas`` x
+``intra_op_threads`` can fit the cores without a balancer in front. What Serve's path
+gives and this one does not: Serve's request metrics and autoscaling signal (requests on
+the port are not counted as ongoing), and the search ingress's API-key check (the
+configuration refuses the port where ``auth.api_keys`` is set). Request and response
+shapes and errors are :func:`deployments.embeddings_http.embeddings_call`'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Awaitable, Callable, Generator, Sequence
+
+import numpy as np
+import uvicorn
+from starlette.requests import Request
+
+from deployments.embeddings_http import EncodeTimings, embeddings_call
+
+__all__ = ["EmbeddingsPort", "reuse_port_socket"]
+
+EncodeTimed = Callable[[str, Sequence[str]], Awaitable[tuple[np.ndarray, EncodeTimings]]]
+
+
+def reuse_port_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` with ``SO_REUSEADDR`` and ``SO_REUSEPORT`` (so
+    each replica on the node binds the same port and the kernel balances connections).
+
+    Raises:
+        OSError: the port is taken by a process without ``SO_REUSEPORT``, or the
+            platform has no ``SO_REUSEPORT``.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host, port))
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+class _EmbeddedServer(uvicorn.Server):
+    """A uvicorn server that runs as a task in a loop it does not own: the replica's
+    process keeps its signal handlers."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+class EmbeddingsPort:
+    """The embeddings endpoint of one replica on ``host:port``.
+
+    Args:
+        roles: the roles the replica serves (``model`` in a request; default the first).
+        encode_timed: ``(role, texts) -> ((n, d) float32 vectors, EncodeTimings)``, the
+            replica's batched encode.
+        host, port: where to listen (the port shared by the node's replicas).
+    """
+
+    def __init__(
+        self, roles: Sequence[str], encode_timed: EncodeTimed, host: str, port: int
+    ) -> None:
+        self.roles = list(roles)
+        self.encode_timed = encode_timed
+        self.host, self.port = host, port
+        self._socket: socket.socket | None = None
+        self._server: _EmbeddedServer | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def _app(self, scope, receive, send) -> None:  # ASGI 3
+        if scope["type"] != "http":
+            return
+        response = await embeddings_call(Request(scope, receive), self.roles, self.encode_timed)
+        await response(scope, receive, send)
+
+    def start(self) -> None:
+        """Bind the port and serve from the running event loop (call from the replica's
+        loop, e.g. its constructor).
+
+        Raises:
+            RuntimeError: no running event loop.
+            OSError: the port cannot be bound (see :func:`reuse_port_socket`).
+        """
+        loop = asyncio.get_running_loop()
+        self._socket = reuse_port_socket(self.host, self.port)
+        config = uvicorn.Config(
+            self._app,
+            interface="asgi3",
+            lifespan="off",
+            proxy_headers=False,
+            access_log=False,
+            log_level="warning",
+            log_config=None,  # the replica's logging stays Ray's
+            http="httptools",
+            timeout_keep_alive=30,
+        )
+        self._server = _EmbeddedServer(config)
+        self._task = loop.create_task(self._server.serve(sockets=[self._socket]))
+
+    @property
+    def serving(self) -> bool:
+        """True once the server listens and until it stops."""
+        return bool(self._server and self._server.started and not self._task.done())
+
+    def stop(self) -> None:
+        """Ask the server to finish (it closes the port within about 0.1 s); idempotent."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._socket is not None and (self._task is None or self._task.done()):
+            self._socket.close()

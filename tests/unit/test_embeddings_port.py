@@ -1,0 +1,109 @@
+"""The replica's own embeddings port (deployments.embeddings_port, issue 16): two servers
+share one port (SO_REUSEPORT) and answer with the real offline MiniLM's vectors through
+the replica's continuous batcher; bad bodies get the field-naming 422; stopping frees
+the port."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Sequence
+
+import httpx
+import numpy as np
+import pytest
+
+from deployments.config import load_config
+from deployments.continuous_batching import ContinuousBatcher
+from deployments.embeddings_http import EncodeTimings
+from deployments.embeddings_port import EmbeddingsPort, reuse_port_socket
+from models.loader import load_role
+
+ROLES = ("pubmedbert",)
+
+
+@pytest.fixture(scope="module")
+def minilm(tmp_path_factory):
+    config = load_config("default", data_dir=tmp_path_factory.mktemp("port"))
+    return load_role("pubmedbert", config.models)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _encode_timed(minilm, batches: list[int]):
+    async def run(requests: list[tuple[str, ...]]) -> list[np.ndarray]:
+        batches.append(sum(len(r) for r in requests))
+        flat = [text for request in requests for text in request]
+        vectors = np.asarray(await asyncio.to_thread(minilm.encode, flat), dtype=np.float32)
+        out, start = [], 0
+        for request in requests:
+            out.append(vectors[start : start + len(request)])
+            start += len(request)
+        return out
+
+    batcher = ContinuousBatcher(run, len, max_batch_size=32, batch_wait_timeout_s=0.01)
+
+    async def encode_timed(role: str, texts: Sequence[str]) -> tuple[np.ndarray, EncodeTimings]:
+        started = time.perf_counter()
+        vectors = await batcher.submit(tuple(texts))
+        elapsed = (time.perf_counter() - started) * 1000
+        return vectors, EncodeTimings(queue_ms=0.0, forward_ms=elapsed, replica_ms=elapsed)
+
+    return encode_timed
+
+
+async def _wait_serving(*ports: EmbeddingsPort) -> None:
+    for _ in range(200):
+        if all(port.serving for port in ports):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the embeddings port did not start")
+
+
+async def test_two_replicas_share_one_port_and_answer_with_the_models_vectors(minilm):
+    port, batches = _free_port(), []
+    servers = [
+        EmbeddingsPort(ROLES, _encode_timed(minilm, batches), "127.0.0.1", port) for _ in range(2)
+    ]
+    for server in servers:
+        server.start()  # the second bind must not fail: SO_REUSEPORT
+    try:
+        await _wait_serving(*servers)
+        texts = [f"osimertinib side effects {i}" for i in range(24)]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            answers = await asyncio.gather(
+                *(client.post("/v1/embeddings", json={"input": text}) for text in texts)
+            )
+            bad = await client.post("/v1/embeddings", json={"input": [""]})
+            wrong = await client.post("/v1/other", json={"input": "x"})
+        assert [a.status_code for a in answers] == [200] * len(texts)
+        vectors = np.asarray([a.json()["data"][0]["embedding"] for a in answers], np.float32)
+        np.testing.assert_allclose(vectors, minilm.encode(texts), atol=1e-5)
+        assert "forward;dur=" in answers[0].headers["server-timing"]
+        assert sum(batches) == len(texts) and max(batches) > 1  # concurrent texts batched
+        assert bad.status_code == 422 and bad.json()["fields"][0]["field"] == "input"
+        assert wrong.status_code == 404
+    finally:
+        for server in servers:
+            server.stop()
+    for _ in range(100):
+        if not any(server.serving for server in servers):
+            break
+        await asyncio.sleep(0.05)
+    assert not any(server.serving for server in servers)
+    with socket.socket() as plain:  # without SO_REUSEPORT: binds only once the port is free
+        plain.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        plain.bind(("127.0.0.1", port))
+
+
+def test_a_port_held_without_reuse_is_refused():
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        with pytest.raises(OSError):
+            reuse_port_socket("127.0.0.1", holder.getsockname()[1])

@@ -37,6 +37,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -120,6 +122,9 @@ class BaselineSettings:
     infinity_engines: tuple[str, ...] = ("torch",)
     infinity_python: Path | None = None
     throughput_optimized: bool = False
+    embeddings_port: int | None = None
+    encoder_replicas: tuple[int | None, ...] = (None,)
+    encoder_batching_off: tuple[int, ...] = ()
     infinity_port: int = 7997
     ray_cpus: int = 4
     route_prefix: str = "/"
@@ -270,13 +275,19 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
     texts = _minilm_texts(settings, settings.encoder_calls)
     rows: list[dict[str, Any]] = []
     http_rows: list[dict[str, Any]] = []
-    for runtime, threads in itertools.product(settings.runtimes, settings.served_threads):
-        overrides: dict[str, Any] = {"models": {"runtime": runtime}}
+    for runtime, threads, replicas in itertools.product(
+            settings.runtimes, settings.served_threads, settings.encoder_replicas):
+        overrides: dict[str, Any] = {"models": {"runtime": runtime}, "serve": {}}
         if threads:
             overrides["serve"] = {name: {"intra_op_threads": threads}
                                   for name in ("encoder", "cross_encoder")}
-        label = f"{runtime}, " + (f"{threads} intra-op threads" if threads
-                                   else "profile threads")
+        if replicas:
+            overrides["serve"].setdefault("encoder", {})["num_replicas"] = replicas
+        if settings.embeddings_port:  # the direct app's replicas also answer on this port
+            overrides["serve"] |= {"embeddings_route": "/v1/embeddings",
+                                   "embeddings_port": settings.embeddings_port}
+        label = (f"{runtime}, " + (f"{replicas} replicas x " if replicas else "")
+                 + (f"{threads} intra-op threads" if threads else "profile threads"))
         served = ServedSettings(
             config=_config(settings, overrides),
             queries=tuple(texts),
@@ -299,20 +310,36 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
                 replica_url = direct_ingress_url("/bench-direct")
                 if replica_url:
                     paths["direct ingress (replica port)"] = replica_url
-            for path, base_url in paths.items():
-                for concurrency in settings.encoder_concurrencies:
+            if settings.embeddings_port:  # the same replicas, past Serve's request path
+                paths["serve.embeddings_port"] = (
+                    f"http://127.0.0.1:{settings.embeddings_port}/v1")
+            def measure(path: str, base_url: str, concurrencies: Sequence[int]) -> None:
+                for concurrency in concurrencies:
                     samples: list[tuple[float, str]] = []
                     result = asyncio.run(http_embedding_rate(
                         base_url, texts, concurrency, model=minilm.roles[0],
                         samples=samples))
+                    client_ms = [sample[0] for sample in samples] or [float("nan")]
                     http_rows.append({"setting": label, "path": path,
                                       "deployment": minilm.deployment,
                                       "concurrency": concurrency,
                                       "texts_per_s": result.rate, "texts": result.items,
                                       "failures": result.failures,
+                                      "p50_ms": float(np.percentile(client_ms, 50)),
+                                      "p99_ms": float(np.percentile(client_ms, 99)),
                                       "hops_ms": hop_table(samples)})
                     _progress(f"our MiniLM over HTTP ({label}, {path}) c={concurrency}",
                               http_rows[-1])
+
+            for path, base_url in paths.items():
+                measure(path, base_url, settings.encoder_concurrencies)
+            if settings.encoder_batching_off:
+                # the leanest path again with one text per forward pass (batching off)
+                path, base_url = list(paths.items())[-1]
+                off = config.model_copy(update={"serve": config.serve.model_copy(update={
+                    "encoder": config.serve.encoder.model_copy(update={"max_batch_size": 1})})})
+                deploy_embeddings_direct(off)
+                measure(f"{path}, batching off", base_url, settings.encoder_batching_off)
 
         rows += [{**asdict(row), "ratio": row.ratio}
                  for row in served_comparison(served, after=over_http)]
@@ -491,6 +518,14 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
                         help="models.runtime variants of the model deployments")
     parser.add_argument("--serve-throughput-optimized", action="store_true",
                         help="RAY_SERVE_THROUGHPUT_OPTIMIZED=1 (direct ingress to replicas)")
+    parser.add_argument("--embeddings-port", type=int, default=None,
+                        help="serve.embeddings_port of the direct app (its replicas answer "
+                        "HTTP on this port themselves)")
+    parser.add_argument("--encoder-replicas", type=int, nargs="+", default=[0],
+                        help="serve.encoder.num_replicas variants; 0 = the profile's")
+    parser.add_argument("--encoder-batching-off", type=int, nargs="*", default=[],
+                        help="concurrencies at which to measure the leanest HTTP path again "
+                        "with serve.encoder.max_batch_size 1 (batching off)")
     parser.add_argument("--infinity-engines", nargs="+", default=["torch"],
                         help="peer engines: torch, optimum:FOLDER (bench/README.md)")
     parser.add_argument("--infinity-python", type=Path, default=None,
@@ -510,6 +545,9 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
         served_threads=tuple(t or None for t in args.served_threads),
         runtimes=tuple(args.runtimes), infinity_engines=tuple(args.infinity_engines),
         throughput_optimized=args.serve_throughput_optimized,
+        embeddings_port=args.embeddings_port,
+        encoder_replicas=tuple(r or None for r in args.encoder_replicas),
+        encoder_batching_off=tuple(args.encoder_batching_off),
         infinity_python=args.infinity_python, ray_cpus=args.ray_cpus, out_dir=args.out,
     )
     return quick(settings) if args.quick else settings

@@ -12,12 +12,13 @@ local folder.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AsyncExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,22 +165,36 @@ async def http_embedding_rate(
     """texts/s of ``POST <url>/embeddings`` at ``concurrency`` callers, each request
     carrying ``texts_per_request`` of ``texts`` (all of them sent once, bounded by
     ``duration_s``). A response must hold one embedding per input text. ``samples``, when
-    given, receives each timed request's ``(client ms, Server-Timing header or "")``."""
+    given, receives each timed request's ``(client ms, Server-Timing header or "")``.
+
+    Each caller has its own keep-alive connection (an ``httpx.AsyncClient`` with a pool of
+    one): with one shared pool of 32 connections the client itself was the limit (py-spy,
+    2026-12-01: a full core, a third of its samples in httpcore's idle-connection scans,
+    which grow with the pool), so it measured the client, not the server."""
     requests = [list(texts[i:i + texts_per_request])
                 for i in range(0, len(texts), texts_per_request)]
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(timeout=timeout_s, limits=limits) as client:
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    async with AsyncExitStack() as stack:
+        free: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
+        for _ in range(concurrency):
+            free.put_nowait(await stack.enter_async_context(
+                httpx.AsyncClient(timeout=timeout_s, limits=limits)))
+
         async def call(index: int) -> int:
             batch = requests[index]
-            start = time.perf_counter()
-            response = await client.post(f"{url}/embeddings",
-                                         json={"model": model, "input": batch})
-            response.raise_for_status()
-            if len(response.json()["data"]) != len(batch):
-                raise ValueError("wrong number of embeddings")
-            if samples is not None:
-                samples.append(((time.perf_counter() - start) * 1000,
-                                response.headers.get("server-timing", "")))
+            client = await free.get()
+            try:
+                start = time.perf_counter()
+                response = await client.post(f"{url}/embeddings",
+                                             json={"model": model, "input": batch})
+                response.raise_for_status()
+                if len(response.json()["data"]) != len(batch):
+                    raise ValueError("wrong number of embeddings")
+                if samples is not None:
+                    samples.append(((time.perf_counter() - start) * 1000,
+                                    response.headers.get("server-timing", "")))
+            finally:
+                free.put_nowait(client)
             return len(batch)
 
         await call(0)  # warm-up (connection, first forward pass), not timed

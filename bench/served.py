@@ -178,11 +178,13 @@ def deploy_embeddings_direct(
     """Deploy the profile's first text ``EncoderDeployment`` (with its Serve options and
     replica threads) as the ingress of application ``app_name`` at ``route_prefix``: HTTP
     goes proxy -> encoder replica, no front, no handle hop (``POST
-    <prefix>/embeddings``). Returns the route prefix."""
+    <prefix>/embeddings``); with ``serve.embeddings_port`` its replicas also answer on
+    that port. Returns the route prefix."""
     name, roles = next((n, r) for n, r in model_groups(config).items() if n != "CrossEncoder")
     bound = EncoderDeployment.options(
         name=name, **deployment_options(config.serve.encoder)
-    ).bind(config.serve.encoder.replica_models(config.models), list(roles))
+    ).bind(config.serve.encoder.replica_models(config.models), list(roles),
+           http_port=config.serve.embeddings_port, http_host=config.serve.host)
     serve.run(bound, name=app_name, route_prefix=route_prefix, blocking=False)
     _wait_running([app_name], timeout_s)
     return route_prefix

@@ -148,17 +148,17 @@ def _infinity_table(report: Mapping[str, Any]) -> list[str]:
               "front_parse / handle: the front deployment's body parse and its handle call; "
               "queue / forward / replica: in the encoder replica, from Server-Timing).", "",
               "| server | setting | path | concurrency | texts/s | ours / infinity | "
-              + " | ".join(HOP_COLUMNS) + " |",
-              "|---|---|---|---|---|---|" + "---|" * len(HOP_COLUMNS)]
+              "client p99 | " + " | ".join(HOP_COLUMNS) + " |",
+              "|---|---|---|---|---|---|---|" + "---|" * len(HOP_COLUMNS)]
     blank = " | ".join("" for _ in HOP_COLUMNS)
     for row in infinity.get("rows", []):
         if "skipped" in row:
             lines.append(f"| infinity-emb 0.0.78 | {row['engine']} | not run: "
-                         f"{row['skipped'][-120:]} | | | | {blank} |")
+                         f"{row['skipped'][-120:]} | | | | | {blank} |")
             continue
         lines.append(f"| infinity-emb 0.0.78 | {row['engine']}, batch "
                      f"{infinity.get('batch_size')} | its FastAPI | {row['concurrency']} | "
-                     f"{_number(row['texts_per_s'])} | | {blank} |")
+                     f"{_number(row['texts_per_s'])} | | | {blank} |")
     for row in ours:
         peer = best.get(row["concurrency"])
         ratio = row["texts_per_s"] / peer[1] if peer else None
@@ -167,7 +167,7 @@ def _infinity_table(report: Mapping[str, Any]) -> list[str]:
                            for name in HOP_COLUMNS)
         lines.append(f"| ours (Serve) | {row['setting']} | {row.get('path', 'front + handle')}"
                      f" | {row['concurrency']} | {_number(row['texts_per_s'])} | "
-                     f"{_number(ratio, 2)} | {cells} |")
+                     f"{_number(ratio, 2)} | {_number(row.get('p99_ms'))} | {cells} |")
     return [*lines, ""]
 
 
@@ -227,6 +227,17 @@ def targets(report: Mapping[str, Any]) -> list[dict[str, Any]]:
                 f"{row['deployment']} ({row['label']}) at c=32: served {row['served_rate']:.1f}"
                 f" / limit {row['limit_rate']:.1f} {row['unit']} = {row['ratio']:.2f} "
                 f"(target >= 0.8)")
+    limits = {(row["label"], row["deployment"]): row["limit_rate"]
+              for row in report.get("encoders") or [] if row["concurrency"] == 32}
+    for row in (report.get("infinity") or {}).get("ours_over_http") or []:
+        limit = limits.get((row["setting"], row.get("deployment")))
+        if row["concurrency"] == 32 and row.get("path") == "serve.embeddings_port" and limit:
+            ratio = row["texts_per_s"] / limit
+            add(f"served/limit {row['deployment']} ({row['setting']}, serve.embeddings_port)",
+                ratio, 0.8, ratio >= 0.8,
+                f"{row['deployment']} ({row['setting']}) at c=32 over HTTP on its own port: "
+                f"{row['texts_per_s']:.1f} / limit {limit:.1f} texts/s = {ratio:.2f} "
+                f"(target >= 0.8)")
     best = _peer_rates(report)
     goals = {32: 1.2, 8: 1.0}  # issue 16: >= 1.2x at c=32, >= 1.0x at c=8
     for row in (report.get("infinity") or {}).get("ours_over_http") or []:
@@ -240,6 +251,21 @@ def targets(report: Mapping[str, Any]) -> list[dict[str, Any]]:
                 f"our MiniLM deployment ({row['setting']}, {path}) / infinity-emb "
                 f"({peer[0]}) at c={row['concurrency']}: {row['texts_per_s']:.1f} / "
                 f"{peer[1]:.1f} texts/s = {ratio:.2f} (target >= {goal})")
+    http = (report.get("infinity") or {}).get("ours_over_http") or []
+    for off in (row for row in http if row.get("path", "").endswith(", batching off")):
+        path = off["path"].removesuffix(", batching off")
+        on = next((row for row in http if row.get("path") == path and row["setting"] ==
+                   off["setting"] and row["concurrency"] == off["concurrency"]), None)
+        if on is None or not off["texts_per_s"]:
+            continue
+        ratio = on["texts_per_s"] / off["texts_per_s"]
+        p99_ok = on.get("p99_ms", 0.0) <= off.get("p99_ms", 0.0)
+        add(f"encoder batching on vs off ({off['setting']}, {path}, c={off['concurrency']})",
+            ratio, 2.0, ratio >= 2.0 and p99_ok,
+            f"our MiniLM deployment ({off['setting']}, {path}) batching on / off at "
+            f"c={off['concurrency']}: {on['texts_per_s']:.1f} / {off['texts_per_s']:.1f} "
+            f"texts/s = {ratio:.2f}x (target >= 2x), client p99 {on.get('p99_ms', 0):.0f} vs "
+            f"{off.get('p99_ms', 0):.0f} ms ({'not worse' if p99_ok else 'worse'})")
     served_one = _closed((service.get("batching on") or {}).get("levels", []), 1)
     local_one = _closed(report.get("in_process") or [], 1)
     if served_one and local_one:

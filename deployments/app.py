@@ -128,6 +128,13 @@ def build_embeddings_application(config: AppConfig) -> Application:
     if not encoders:
         raise ValueError("no text encoder deployment in this profile to serve embeddings")
     first = encoders[0]
+    settings = config.serve.encoder
+    # the port keeps the Serve path's bounds: ongoing + queued, none for an unbounded queue
+    port_bound = (
+        None
+        if settings.max_queued_requests < 0
+        else settings.max_ongoing_requests + settings.max_queued_requests
+    )
     return EncoderDeployment.options(
         name=f"Embeddings-{first.roles[0]}", **deployment_options(config.serve.encoder)
     ).bind(
@@ -135,6 +142,7 @@ def build_embeddings_application(config: AppConfig) -> Application:
         list(first.roles),
         http_port=config.serve.embeddings_port,
         http_host=config.serve.host,
+        http_max_concurrency=port_bound,
     )
 
 

@@ -23,7 +23,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-__all__ = ["MAX_INPUTS", "EncodeTimings", "embeddings_call", "server_timing"]
+__all__ = ["MAX_INPUTS", "EncodeTimings", "embeddings_call", "overloaded", "server_timing"]
 
 #: Most texts one request may carry (larger calls are split into batches inside).
 MAX_INPUTS = 2048
@@ -51,6 +51,17 @@ def server_timing(timings: EncodeTimings) -> str:
 def _json(status: int, content: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
     body = orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY)
     return Response(body, status_code=status, headers=headers, media_type="application/json")
+
+
+def overloaded(bound: int, retry_after_s: float = 1.0) -> Response:
+    """The fast ``503`` (``{"error": "overloaded", ...}`` with ``Retry-After`` in s) of a
+    replica that already holds ``bound`` requests."""
+    message = f"this replica holds {bound} requests already; retry later"
+    return _json(
+        503,
+        {"error": "overloaded", "message": message},
+        {"Retry-After": str(max(1, round(retry_after_s)))},
+    )
 
 
 def _invalid(field: str, message: str) -> Response:

@@ -6,11 +6,17 @@ path infinity-emb's one uvicorn process has.
 
 Every replica of the deployment on a node binds the same port with ``SO_REUSEPORT``, and
 the kernel spreads incoming connections over them (Linux), so ``num_replicas`` x
-``intra_op_threads`` can fit the cores without a balancer in front. What Serve's path
-gives and this one does not: Serve's request metrics and autoscaling signal (requests on
-the port are not counted as ongoing), and the search ingress's API-key check (the
-configuration refuses the port where ``auth.api_keys`` is set). Request and response
-shapes and errors are :func:`deployments.embeddings_http.embeddings_call`'s.
+``intra_op_threads`` can fit the cores without a balancer in front. Backpressure, the
+deployment's Serve bounds (``max_ongoing_requests`` + ``max_queued_requests``, none when
+the queue is unbounded): past that many requests in flight in one replica, the port
+answers a fast 503 with ``Retry-After`` (counted per request, not per connection, so a
+client's idle keep-alive connections do not count).
+On shutdown the replica stops accepting and lets requests in flight finish (up to
+``SHUTDOWN_GRACE_S``). What Serve's path gives and this one does not: Serve's request
+metrics and autoscaling signal (requests on the port are not counted as ongoing), the
+request deadline (``serve.request_timeout_s``), and the search ingress's API-key check
+(the configuration refuses the port where ``auth.api_keys`` is set). Request and
+response shapes and errors are :func:`deployments.embeddings_http.embeddings_call`'s.
 """
 
 from __future__ import annotations
@@ -24,9 +30,13 @@ import numpy as np
 import uvicorn
 from starlette.requests import Request
 
-from deployments.embeddings_http import EncodeTimings, embeddings_call
+from deployments.embeddings_http import EncodeTimings, embeddings_call, overloaded
 
-__all__ = ["EmbeddingsPort", "reuse_port_socket"]
+__all__ = ["SHUTDOWN_GRACE_S", "EmbeddingsPort", "reuse_port_socket"]
+
+#: How long a stopping replica waits for the port's requests in flight (s); below Serve's
+#: default ``graceful_shutdown_timeout_s`` (20 s).
+SHUTDOWN_GRACE_S = 15
 
 EncodeTimed = Callable[[str, Sequence[str]], Awaitable[tuple[np.ndarray, EncodeTimings]]]
 
@@ -69,14 +79,23 @@ class EmbeddingsPort:
         encode_timed: ``(role, texts) -> ((n, d) float32 vectors, EncodeTimings)``, the
             replica's batched encode.
         host, port: where to listen (the port shared by the node's replicas).
+        max_concurrency: requests in flight in this replica past which the port answers
+            503 (:func:`deployments.embeddings_http.overloaded`); None: no bound.
     """
 
     def __init__(
-        self, roles: Sequence[str], encode_timed: EncodeTimed, host: str, port: int
+        self,
+        roles: Sequence[str],
+        encode_timed: EncodeTimed,
+        host: str,
+        port: int,
+        max_concurrency: int | None = None,
     ) -> None:
         self.roles = list(roles)
         self.encode_timed = encode_timed
         self.host, self.port = host, port
+        self.max_concurrency = max_concurrency
+        self._in_flight = 0
         self._socket: socket.socket | None = None
         self._server: _EmbeddedServer | None = None
         self._task: asyncio.Task[None] | None = None
@@ -84,7 +103,14 @@ class EmbeddingsPort:
     async def _app(self, scope, receive, send) -> None:  # ASGI 3
         if scope["type"] != "http":
             return
-        response = await embeddings_call(Request(scope, receive), self.roles, self.encode_timed)
+        if self.max_concurrency is not None and self._in_flight >= self.max_concurrency:
+            await overloaded(self.max_concurrency)(scope, receive, send)
+            return
+        self._in_flight += 1
+        try:
+            response = await embeddings_call(Request(scope, receive), self.roles, self.encode_timed)
+        finally:
+            self._in_flight -= 1
         await response(scope, receive, send)
 
     def start(self) -> None:
@@ -96,7 +122,6 @@ class EmbeddingsPort:
             OSError: the port cannot be bound (see :func:`reuse_port_socket`).
         """
         loop = asyncio.get_running_loop()
-        self._socket = reuse_port_socket(self.host, self.port)
         config = uvicorn.Config(
             self._app,
             interface="asgi3",
@@ -107,7 +132,9 @@ class EmbeddingsPort:
             log_config=None,  # the replica's logging stays Ray's
             http="httptools",
             timeout_keep_alive=30,
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
         )
+        self._socket = reuse_port_socket(self.host, self.port)
         self._server = _EmbeddedServer(config)
         self._task = loop.create_task(self._server.serve(sockets=[self._socket]))
 
@@ -116,9 +143,28 @@ class EmbeddingsPort:
         """True once the server listens and until it stops."""
         return bool(self._server and self._server.started and not self._task.done())
 
+    def check(self) -> None:
+        """For the replica's health check.
+
+        Raises:
+            RuntimeError: the server stopped or failed (with its error as the cause).
+        """
+        if self._task is not None and self._task.done():
+            error = None if self._task.cancelled() else self._task.exception()
+            raise RuntimeError(f"embeddings port {self.port} is not serving") from error
+
     def stop(self) -> None:
-        """Ask the server to finish (it closes the port within about 0.1 s); idempotent."""
+        """Ask the server to finish: it stops accepting within about 0.1 s and lets the
+        requests in flight finish (up to ``SHUTDOWN_GRACE_S``); idempotent."""
         if self._server is not None:
             self._server.should_exit = True
         if self._socket is not None and (self._task is None or self._task.done()):
             self._socket.close()
+
+    async def aclose(self, timeout_s: float = SHUTDOWN_GRACE_S) -> None:
+        """:meth:`stop`, then wait (at most ``timeout_s``) until the server has finished
+        its requests in flight and closed the port."""
+        self.stop()
+        if self._task is not None and not self._task.done():
+            with contextlib.suppress(Exception):  # its outcome is the health check's
+                await asyncio.wait_for(asyncio.shield(self._task), timeout_s)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 import numpy as np
@@ -43,6 +43,8 @@ class EncoderDeployment:
         http_port: also answer ``POST .../embeddings`` on this port of the replica's host
             (``serve.embeddings_port``; every replica on a node shares it); None: not.
         http_host: the address to bind ``http_port`` to.
+        http_max_concurrency: requests in flight on ``http_port`` past which it answers
+            503; None: no bound.
 
     Raises:
         OSError: ``http_port`` cannot be bound.
@@ -54,6 +56,7 @@ class EncoderDeployment:
         roles: Sequence[str],
         http_port: int | None = None,
         http_host: str = "127.0.0.1",
+        http_max_concurrency: int | None = None,
     ) -> None:
         self.models = load_shared(models, roles)
         self.roles = list(roles)
@@ -62,13 +65,18 @@ class EncoderDeployment:
         self._batcher = self.batch.batcher(self._encode_batch, lambda r: items_in([r]))
         self.port: EmbeddingsPort | None = None
         if http_port is not None:  # Serve runs the constructor on the replica's loop
-            self.port = EmbeddingsPort(self.roles, self.encode_timed, http_host, http_port)
+            self.port = EmbeddingsPort(
+                self.roles, self.encode_timed, http_host, http_port, http_max_concurrency
+            )
             self.port.start()
 
-    def __del__(self) -> None:
-        # Serve calls this when the replica stops: free the shared port for the next one
-        if getattr(self, "port", None) is not None:
-            self.port.stop()
+    def __del__(self) -> Coroutine[Any, Any, None] | None:
+        # Serve calls this when the replica stops, on the replica's loop, and awaits a
+        # returned coroutine: the port stops accepting and its requests in flight finish
+        port = getattr(self, "port", None)
+        if port is None or not port.serving:
+            return None
+        return port.aclose()
 
     def reconfigure(self, user_config: dict[str, Any]) -> None:
         """Run-time batch settings (``max_batch_size``, ``batch_wait_timeout_s``)."""
@@ -144,7 +152,9 @@ class EncoderDeployment:
         return {"roles": self.roles, **self.stats.snapshot()}
 
     def check_health(self) -> None:
-        """Fails when the model cannot run a forward pass."""
+        """Fails when the model cannot run a forward pass, or ``http_port`` stopped."""
+        if self.port is not None:
+            self.port.check()
         role = self.roles[0]
         vectors = encode_batch(self.models, [EncodeRequest(role, ("health check",))])[0]
         if vectors.shape[0] != 1 or not np.isfinite(vectors).all():

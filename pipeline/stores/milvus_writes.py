@@ -105,7 +105,9 @@ class MilvusWritesMixin:
         await self._run("compact", collection, lambda: self._client().compact(physical))
 
     async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None:
-        """Delete every node of ``document_ids`` (re-ingest of a changed document).
+        """Delete every node of ``document_ids`` (re-ingest of a changed document, or the
+        leftovers of an interrupted one); flushed (``flush_after_upsert``) only when
+        something was deleted.
 
         Raises:
             ValueError: an invalid id (see ``expressions.quote_value``).
@@ -113,15 +115,19 @@ class MilvusWritesMixin:
         """
         if not document_ids or await self.describe(collection) is None:
             return
+        removed = False
         for chunk in chunked(document_ids, self.max_ids_per_expression):
             expression = in_list("document_id", chunk)
             physical = self.physical_name(collection)
-            await self._run(
+            result = await self._run(
                 "delete",
                 collection,
                 lambda: self._client().delete(physical, filter=expression),  # noqa: B023
             )
-        if self.flush_after_upsert:
+            count = result.get("delete_count") if isinstance(result, dict) else None
+            removed = removed or count is None or count > 0  # unknown count: flush
+        # a first ingest deletes nothing here for every batch: no flush for that
+        if self.flush_after_upsert and removed:
             await self.flush(collection)
 
     # -- reads -------------------------------------------------------------------------

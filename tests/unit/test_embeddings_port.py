@@ -1,7 +1,7 @@
 """The replica's own embeddings port (deployments.embeddings_port, issue 16): two servers
 share one port (SO_REUSEPORT) and answer with the real offline MiniLM's vectors through
-the replica's continuous batcher; bad bodies get the field-naming 422; stopping frees
-the port."""
+the replica's continuous batcher; bad bodies get the field-naming 422; past its bound it
+answers 503; closing frees the port and fails the health check."""
 
 from __future__ import annotations
 
@@ -89,16 +89,41 @@ async def test_two_replicas_share_one_port_and_answer_with_the_models_vectors(mi
         assert bad.status_code == 422 and bad.json()["fields"][0]["field"] == "input"
         assert wrong.status_code == 404
     finally:
-        for server in servers:
-            server.stop()
-    for _ in range(100):
-        if not any(server.serving for server in servers):
-            break
-        await asyncio.sleep(0.05)
+        await asyncio.gather(*(server.aclose() for server in servers))
     assert not any(server.serving for server in servers)
+    for server in servers:
+        with pytest.raises(RuntimeError, match="not serving"):
+            server.check()  # the replica's health check fails once the port is gone
     with socket.socket() as plain:  # without SO_REUSEPORT: binds only once the port is free
         plain.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         plain.bind(("127.0.0.1", port))
+
+
+async def test_past_its_bound_the_port_answers_503_and_serves_the_rest(minilm):
+    port, encode_timed = _free_port(), _encode_timed(minilm, [])
+
+    async def slow(role: str, texts: Sequence[str]) -> tuple[np.ndarray, EncodeTimings]:
+        await asyncio.sleep(0.5)  # a slow replica: the first three are still in flight
+        return await encode_timed(role, texts)
+
+    server = EmbeddingsPort(ROLES, slow, "127.0.0.1", port, 3)
+    server.start()
+    try:
+        await _wait_serving(server)
+        server.check()  # serving: no error
+        clients = [httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") for _ in range(6)]
+        try:
+            answers = await asyncio.gather(
+                *(c.post("/v1/embeddings", json={"input": "olaparib dose"}) for c in clients)
+            )
+        finally:
+            await asyncio.gather(*(c.aclose() for c in clients))
+        codes = sorted(a.status_code for a in answers)
+        assert codes.count(200) == 3 and codes.count(503) == 3 and set(codes) <= {200, 503}
+        refused = next(a for a in answers if a.status_code == 503)
+        assert refused.json()["error"] == "overloaded" and refused.headers["retry-after"]
+    finally:
+        await server.aclose()
 
 
 def test_a_port_held_without_reuse_is_refused():

@@ -136,7 +136,10 @@ def build_embeddings_application(config: AppConfig) -> Application:
         else settings.max_ongoing_requests + settings.max_queued_requests
     )
     return EncoderDeployment.options(
-        name=f"Embeddings-{first.roles[0]}", **deployment_options(config.serve.encoder)
+        name=f"Embeddings-{first.roles[0]}",
+        **deployment_options(config.serve.encoder),
+        # an overloaded replica answers as the search ingress does: 503 + Retry-After
+        backpressure_config={"status_code": 503, "retry_after_s": config.serve.retry_after_s},
     ).bind(
         config.serve.encoder.replica_models(config.models),
         list(first.roles),

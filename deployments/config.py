@@ -160,8 +160,17 @@ class AppConfig(_Settings):
 
     @model_validator(mode="after")
     def _check_embeddings_route(self) -> AppConfig:
+        return self.check_embeddings_route()
+
+    def check_embeddings_route(self) -> AppConfig:
         """The embeddings application answers HTTP without the ingress and its key check:
-        refuse it where API keys protect the service."""
+        refuse it where API keys protect the service; its port needs the route and a
+        port other than the service's (run again by ``serve`` after the command line's
+        ``--port``).
+
+        Raises:
+            ValueError: one of these combinations.
+        """
         if self.serve.embeddings_route and self.auth.api_keys:
             raise ValueError(
                 "serve.embeddings_route has no API-key check: unset it, or auth.api_keys"

@@ -75,6 +75,15 @@ def _invalid(field: str, message: str) -> Response:
     )
 
 
+def _is_unicode(text: str) -> bool:
+    # JSON can carry "\ud800"; the tokenizers cannot, and a batch would fail with it
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _parse(raw: bytes, roles: Sequence[str]) -> tuple[str, list[str]] | Response:
     try:
         body = json.loads(raw)
@@ -91,6 +100,8 @@ def _parse(raw: bytes, roles: Sequence[str]) -> tuple[str, list[str]] | Response
         return _invalid("input", f"at most {MAX_INPUTS} texts per request")
     if not all(isinstance(text, str) and text.strip() for text in texts):
         return _invalid("input", "every item must be a non-empty string")
+    if not all(_is_unicode(text) for text in texts):
+        return _invalid("input", "every item must be valid Unicode (no lone surrogates)")
     role = body.get("model") or roles[0]
     if role not in roles:
         return _invalid("model", f"unknown model {role!r}; served here: {', '.join(roles)}")

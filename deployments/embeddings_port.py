@@ -134,7 +134,12 @@ class EmbeddingsPort:
             timeout_keep_alive=30,
             timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
         )
-        self._socket = reuse_port_socket(self.host, self.port)
+        try:
+            self._socket = reuse_port_socket(self.host, self.port)
+        except OSError as error:
+            raise OSError(
+                error.errno, f"serve.embeddings_port {self.port} on {self.host}: {error}"
+            ) from error
         self._server = _EmbeddedServer(config)
         self._task = loop.create_task(self._server.serve(sockets=[self._socket]))
 

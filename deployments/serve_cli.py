@@ -157,6 +157,7 @@ def serve(
     status.
 
     Raises:
+        ValueError: ``serve.embeddings_port`` equals ``port``.
         models.errors.ModelNotAvailableError: a role's model could not be loaded or warmed
             up, here or in a Serve replica (rebuilt from the replica's error text).
         pipeline.errors.BackendUnavailable: a store did not come up.
@@ -164,6 +165,12 @@ def serve(
     started = time.perf_counter()
     host = host or config.serve.host
     port = port or config.serve.port
+    # the command line's address is the service's: the embeddings port binds that host
+    # and must not be the service's port (same check as the configuration's)
+    config = config.model_copy(
+        update={"serve": config.serve.model_copy(update={"host": host, "port": port})}
+    )
+    config.check_embeddings_route()
     servers = EmbeddedServers(config)
     endpoints = servers.start()
     print(f"stores: milvus {endpoints.milvus_uri}, postgres ready", flush=True)

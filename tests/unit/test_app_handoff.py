@@ -220,3 +220,19 @@ def test_an_embeddings_port_needs_its_route_and_a_port_of_its_own(serve, message
     )
     bound = build_embeddings_application(ok)
     assert bound._bound_deployment.init_kwargs["http_port"] == 8100
+
+
+def test_the_command_lines_port_is_checked_against_the_embeddings_port(tmp_path):
+    # `biomed-search serve --port 8100` with serve.embeddings_port 8100: both would bind
+    # 8100 (Serve's proxy also uses SO_REUSEPORT) and split the traffic
+    from deployments.config import load_config
+
+    config = load_config(
+        "default",
+        data_dir=tmp_path,
+        overrides={"serve": {"embeddings_route": "/v1/embeddings", "embeddings_port": 8100}},
+    )
+    assert config.check_embeddings_route() is config
+    moved = config.model_copy(update={"serve": config.serve.model_copy(update={"port": 8100})})
+    with pytest.raises(ValueError, match=r"must differ from serve\.port"):
+        moved.check_embeddings_route()

@@ -83,3 +83,11 @@ def test_bad_json_wrong_path_and_wrong_method_are_4xx(client):
     assert client.post("/search", json={"input": "x"}).status_code == 404
     wrong = client.get("/embeddings")
     assert wrong.status_code == 405 and wrong.headers["allow"] == "POST"
+
+
+def test_a_lone_surrogate_is_a_422_not_a_failed_batch(client):
+    # valid JSON ("\\ud800" escapes one UTF-16 half) that no tokenizer can take
+    raw = b'{"input": ["ok", "lone \\ud800 surrogate"]}'
+    response = client.post("/embeddings", content=raw, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert response.json()["fields"][0]["field"] == "input"

@@ -132,3 +132,14 @@ def test_a_port_held_without_reuse_is_refused():
         holder.listen()
         with pytest.raises(OSError):
             reuse_port_socket("127.0.0.1", holder.getsockname()[1])
+
+
+async def test_a_taken_port_is_refused_with_the_setting_named():
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        server = EmbeddingsPort(ROLES, _encode_timed(None, []), "127.0.0.1", taken)
+        with pytest.raises(OSError, match=rf"serve\.embeddings_port {taken} on 127\.0\.0\.1"):
+            server.start()
+        assert not server.serving

@@ -23,7 +23,7 @@ from ray.serve.handle import DeploymentHandle
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from deployments.app import deployment_options
+from deployments.app import build_embeddings_application, deployment_options
 from deployments.config import AppConfig
 from deployments.cross_encoder import CrossEncoderDeployment
 from deployments.embeddings_http import server_timing
@@ -175,17 +175,14 @@ def deploy_embeddings_direct(
     config: AppConfig, route_prefix: str = "/bench-direct", app_name: str = "bench-direct",
     timeout_s: float = 300.0,
 ) -> str:
-    """Deploy the profile's first text ``EncoderDeployment`` (with its Serve options and
-    replica threads) as the ingress of application ``app_name`` at ``route_prefix``: HTTP
-    goes proxy -> encoder replica, no front, no handle hop (``POST
-    <prefix>/embeddings``); with ``serve.embeddings_port`` its replicas also answer on
-    that port. Returns the route prefix."""
-    name, roles = next((n, r) for n, r in model_groups(config).items() if n != "CrossEncoder")
-    bound = EncoderDeployment.options(
-        name=name, **deployment_options(config.serve.encoder)
-    ).bind(config.serve.encoder.replica_models(config.models), list(roles),
-           http_port=config.serve.embeddings_port, http_host=config.serve.host)
-    serve.run(bound, name=app_name, route_prefix=route_prefix, blocking=False)
+    """Deploy the product's embeddings application (``build_embeddings_application``:
+    the profile's first text ``EncoderDeployment`` with its Serve options and replica
+    threads) as application ``app_name`` at ``route_prefix``: HTTP goes proxy -> encoder
+    replica, no front, no handle hop (``POST <prefix>/embeddings``); with
+    ``serve.embeddings_port`` its replicas also answer on that port. Returns the route
+    prefix."""
+    serve.run(build_embeddings_application(config), name=app_name, route_prefix=route_prefix,
+              blocking=False)
     _wait_running([app_name], timeout_s)
     return route_prefix
 

@@ -146,6 +146,7 @@ def build_embeddings_application(config: AppConfig) -> Application:
         http_port=config.serve.embeddings_port,
         http_host=config.serve.host,
         http_max_concurrency=port_bound,
+        http_timeout_s=config.serve.request_timeout_s,
     )
 
 

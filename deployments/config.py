@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, model_validator
 
 from models.specs import ModelProfile
 from pipeline.settings import PipelineSettings, deep_merge, load_yaml
@@ -39,6 +39,17 @@ DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
 
 class _Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _not_bool(value: Any) -> Any:
+    # pydantic's lax int reads YAML's true as 1: a port must be written as a number
+    if isinstance(value, bool):
+        raise ValueError("a port number is required, not true / false")
+    return value
+
+
+#: A TCP port number, 1..65535 (YAML's true / false refused).
+Port = Annotated[int, BeforeValidator(_not_bool), Field(ge=1, le=65535)]
 
 
 class StoreSettings(_Settings):
@@ -97,7 +108,7 @@ class ServeSettings(_Settings):
     deployment kind."""
 
     host: str = "127.0.0.1"
-    port: int = Field(8000, ge=1, le=65535)
+    port: Port = 8000
     ingress_replicas: int = Field(1, ge=1)
     ingress_max_ongoing_requests: int = Field(64, ge=1)
     ingress_max_queued_requests: int = Field(128, ge=-1)
@@ -113,7 +124,7 @@ class ServeSettings(_Settings):
     #: on this port of ``host`` itself (``deployments.embeddings_port``: past Serve's
     #: proxy and request path, the replicas of a node share the port); None: not.
     #: Needs ``embeddings_route``.
-    embeddings_port: int | None = Field(None, ge=1, le=65535)
+    embeddings_port: Port | None = None
     encoder: DeploymentSettings = Field(default_factory=DeploymentSettings)
     cross_encoder: DeploymentSettings = Field(
         default_factory=lambda: DeploymentSettings(max_batch_size=256)

@@ -3,16 +3,22 @@ handle hop): the OpenAI / infinity-emb request and response shape, with the prod
 error shape (``{"error", "message", "fields"}``) and a ``Server-Timing`` header that says
 where the replica's time went.
 
-Request: ``{"input": str | [str, ...], "model": role?}`` (``model`` defaults to the
-deployment's first role; 1 to :data:`MAX_INPUTS` non-empty strings). Response:
-``{"object": "list", "data": [{"object": "embedding", "index": i, "embedding": [...]}],
-"model": role, "usage": {...}}`` with float32 values, each written as the shortest
-decimal that reads back as the same float32 (orjson's numpy serialisation: about half the
-bytes of ``json``'s double repr).
+Request: ``{"input": str | [str, ...], "model": role?, "encoding_format": "float" |
+"base64"?, "dimensions": int?}`` (``model`` defaults to the deployment's first role; 1 to
+:data:`MAX_INPUTS` non-empty strings of at most :data:`MAX_TEXT_CHARS` characters; a body
+of at most :data:`MAX_BODY_BYTES`; ``dimensions``, when given, must be the model's width:
+no model served here is trained for shorter vectors; other OpenAI fields such as ``user``
+are ignored). Response: ``{"object": "list", "data": [{"object": "embedding", "index": i,
+"embedding": [...]}], "model": role, "usage": {...}}`` with float32 values, each written
+as the shortest decimal that reads back as the same float32 (orjson's numpy
+serialisation: about half the bytes of ``json``'s double repr), or with
+``encoding_format: "base64"`` each vector as the base64 of its little-endian float32
+bytes (OpenAI's encoding).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -23,10 +29,27 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-__all__ = ["MAX_INPUTS", "EncodeTimings", "embeddings_call", "overloaded", "server_timing"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "MAX_INPUTS",
+    "MAX_TEXT_CHARS",
+    "EncodeTimings",
+    "deadline_exceeded",
+    "embeddings_call",
+    "overloaded",
+    "server_timing",
+]
 
 #: Most texts one request may carry (larger calls are split into batches inside).
 MAX_INPUTS = 2048
+#: Longest text, in characters (OpenAI's 8,192-token input limit at about 4 characters a
+#: token). The model reads only its first ``max_tokens`` tokens, but the tokenizer reads
+#: the whole text first: without a cap one request of megabytes holds a replica for
+#: seconds (a 20 MB text held one for 21 s).
+MAX_TEXT_CHARS = 32_768
+#: Largest request body, in bytes (answered 413 before it is parsed).
+MAX_BODY_BYTES = 8 * 1024 * 1024
+ENCODING_FORMATS = ("float", "base64")
 
 
 @dataclass(frozen=True)
@@ -64,11 +87,18 @@ def overloaded(bound: int, retry_after_s: float = 1.0) -> Response:
     )
 
 
-def _invalid(field: str, message: str) -> Response:
+def deadline_exceeded(timeout_s: float) -> Response:
+    """The ``504`` (``{"error": "DeadlineExceeded", ...}``, the search ingress's answer) of a
+    request that had no answer within ``timeout_s`` seconds."""
+    message = f"no answer within {timeout_s:g} s (serve.request_timeout_s)"
+    return _json(504, {"error": "DeadlineExceeded", "message": message})
+
+
+def _invalid(field: str, message: str, status: int = 422) -> Response:
     return _json(
-        422,
+        status,
         {
-            "error": "invalid_request",
+            "error": "invalid_request" if status == 422 else "payload_too_large",
             "message": f"{field}: {message}",
             "fields": [{"field": field, "message": message}],
         },
@@ -84,7 +114,30 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def _parse(raw: bytes, roles: Sequence[str]) -> tuple[str, list[str]] | Response:
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The body, or None when it is over ``limit`` bytes (by its ``Content-Length`` or
+    while it streams in: nothing past the limit is read)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    role: str
+    texts: list[str]
+    encoding_format: str
+    dimensions: int | None
+
+
+def _parse(raw: bytes, roles: Sequence[str]) -> _Parsed | Response:
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -102,10 +155,27 @@ def _parse(raw: bytes, roles: Sequence[str]) -> tuple[str, list[str]] | Response
         return _invalid("input", "every item must be a non-empty string")
     if not all(_is_unicode(text) for text in texts):
         return _invalid("input", "every item must be valid Unicode (no lone surrogates)")
+    longest = max(len(text) for text in texts)
+    if longest > MAX_TEXT_CHARS:
+        return _invalid("input", f"at most {MAX_TEXT_CHARS} characters per text ({longest})")
     role = body.get("model") or roles[0]
     if role not in roles:
         return _invalid("model", f"unknown model {role!r}; served here: {', '.join(roles)}")
-    return role, texts
+    encoding_format = body.get("encoding_format") or "float"
+    if encoding_format not in ENCODING_FORMATS:
+        return _invalid("encoding_format", f"one of {', '.join(ENCODING_FORMATS)}")
+    dimensions = body.get("dimensions")
+    if dimensions is not None and (
+        isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1
+    ):
+        return _invalid("dimensions", "a positive integer is required")
+    return _Parsed(role, texts, encoding_format, dimensions)
+
+
+def _embedding(row: np.ndarray, encoding_format: str) -> np.ndarray | str:
+    if encoding_format == "base64":
+        return base64.b64encode(row.astype("<f4").tobytes()).decode("ascii")
+    return row
 
 
 async def embeddings_call(
@@ -114,8 +184,9 @@ async def embeddings_call(
     encode_timed: Callable[[str, Sequence[str]], Awaitable[tuple[np.ndarray, EncodeTimings]]],
 ) -> Response:
     """Answer one HTTP request to an encoder replica: ``POST`` to a path ending in
-    ``/embeddings`` (404 otherwise; 405 for another method; 422 naming the field for a
-    bad body). Vectors are ``encode_timed``'s ``(n, d)`` float32 rows, in input order."""
+    ``/embeddings`` (404 otherwise; 405 for another method; 413 for a body over
+    :data:`MAX_BODY_BYTES`; 422 naming the field for a bad body). Vectors are
+    ``encode_timed``'s ``(n, d)`` float32 rows, in input order."""
     if not request.url.path.rstrip("/").endswith("/embeddings"):
         return _json(404, {"error": "not_found", "message": "POST .../embeddings"})
     if request.method != "POST":
@@ -124,14 +195,20 @@ async def embeddings_call(
             {"error": "method_not_allowed", "message": "POST .../embeddings"},
             {"Allow": "POST"},
         )
-    parsed = _parse(await request.body(), roles)
+    raw = await _read_body(request, MAX_BODY_BYTES)
+    if raw is None:
+        return _invalid("body", f"larger than {MAX_BODY_BYTES} bytes", status=413)
+    parsed = _parse(raw, roles)
     if isinstance(parsed, Response):
         return parsed
-    role, texts = parsed
+    role, texts, encoding = parsed.role, parsed.texts, parsed.encoding_format
     vectors, timings = await encode_timed(role, texts)
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    if parsed.dimensions is not None and parsed.dimensions != vectors.shape[1]:
+        return _invalid("dimensions", f"{role} gives {vectors.shape[1]}-dimensional vectors only")
     data = [
-        {"object": "embedding", "index": index, "embedding": row}
-        for index, row in enumerate(np.ascontiguousarray(vectors, dtype=np.float32))
+        {"object": "embedding", "index": index, "embedding": _embedding(row, encoding)}
+        for index, row in enumerate(vectors)
     ]
     tokens = sum(len(text.split()) for text in texts)  # whitespace words: an estimate
     content = {

@@ -10,11 +10,12 @@ the kernel spreads incoming connections over them (Linux), so ``num_replicas`` x
 deployment's Serve bounds (``max_ongoing_requests`` + ``max_queued_requests``, none when
 the queue is unbounded): past that many requests in flight in one replica, the port
 answers a fast 503 with ``Retry-After`` (counted per request, not per connection, so a
-client's idle keep-alive connections do not count).
-On shutdown the replica stops accepting and lets requests in flight finish (up to
-``SHUTDOWN_GRACE_S``). What Serve's path gives and this one does not: Serve's request
-metrics and autoscaling signal (requests on the port are not counted as ongoing), the
-request deadline (``serve.request_timeout_s``), and the search ingress's API-key check
+client's idle keep-alive connections do not count). A request with no answer within
+``serve.request_timeout_s`` gets a 504, as on the search ingress (its texts leave the
+batcher's queue; a forward pass already running finishes). On shutdown the replica
+stops accepting and lets requests in flight finish (up to ``SHUTDOWN_GRACE_S``). What
+Serve's path gives and this one does not: Serve's request metrics and autoscaling signal
+(requests on the port are not counted as ongoing) and the search ingress's API-key check
 (the configuration refuses the port where ``auth.api_keys`` is set). Request and
 response shapes and errors are :func:`deployments.embeddings_http.embeddings_call`'s.
 """
@@ -30,7 +31,12 @@ import numpy as np
 import uvicorn
 from starlette.requests import Request
 
-from deployments.embeddings_http import EncodeTimings, embeddings_call, overloaded
+from deployments.embeddings_http import (
+    EncodeTimings,
+    deadline_exceeded,
+    embeddings_call,
+    overloaded,
+)
 
 __all__ = ["SHUTDOWN_GRACE_S", "EmbeddingsPort", "reuse_port_socket"]
 
@@ -81,6 +87,8 @@ class EmbeddingsPort:
         host, port: where to listen (the port shared by the node's replicas).
         max_concurrency: requests in flight in this replica past which the port answers
             503 (:func:`deployments.embeddings_http.overloaded`); None: no bound.
+        request_timeout_s: seconds a request may take before it is answered 504
+            (:func:`deployments.embeddings_http.deadline_exceeded`); None: no deadline.
     """
 
     def __init__(
@@ -90,11 +98,13 @@ class EmbeddingsPort:
         host: str,
         port: int,
         max_concurrency: int | None = None,
+        request_timeout_s: float | None = None,
     ) -> None:
         self.roles = list(roles)
         self.encode_timed = encode_timed
         self.host, self.port = host, port
         self.max_concurrency = max_concurrency
+        self.request_timeout_s = request_timeout_s
         self._in_flight = 0
         self._socket: socket.socket | None = None
         self._server: _EmbeddedServer | None = None
@@ -107,8 +117,12 @@ class EmbeddingsPort:
             await overloaded(self.max_concurrency)(scope, receive, send)
             return
         self._in_flight += 1
+        call = embeddings_call(Request(scope, receive), self.roles, self.encode_timed)
         try:
-            response = await embeddings_call(Request(scope, receive), self.roles, self.encode_timed)
+            response = await asyncio.wait_for(call, self.request_timeout_s)
+        except TimeoutError:
+            assert self.request_timeout_s is not None
+            response = deadline_exceeded(self.request_timeout_s)
         finally:
             self._in_flight -= 1
         await response(scope, receive, send)

@@ -45,6 +45,8 @@ class EncoderDeployment:
         http_host: the address to bind ``http_port`` to.
         http_max_concurrency: requests in flight on ``http_port`` past which it answers
             503; None: no bound.
+        http_timeout_s: seconds a request on ``http_port`` may take before it is
+            answered 504 (``serve.request_timeout_s``); None: no deadline.
 
     Raises:
         OSError: ``http_port`` cannot be bound.
@@ -57,6 +59,7 @@ class EncoderDeployment:
         http_port: int | None = None,
         http_host: str = "127.0.0.1",
         http_max_concurrency: int | None = None,
+        http_timeout_s: float | None = None,
     ) -> None:
         self.models = load_shared(models, roles)
         self.roles = list(roles)
@@ -66,7 +69,12 @@ class EncoderDeployment:
         self.port: EmbeddingsPort | None = None
         if http_port is not None:  # Serve runs the constructor on the replica's loop
             self.port = EmbeddingsPort(
-                self.roles, self.encode_timed, http_host, http_port, http_max_concurrency
+                self.roles,
+                self.encode_timed,
+                http_host,
+                http_port,
+                http_max_concurrency,
+                http_timeout_s,
             )
             self.port.start()
 

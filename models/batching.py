@@ -39,11 +39,15 @@ class BatchLimits:
     sort_by_length: bool = True
 
     @classmethod
-    def from_profile(cls, profile: ModelProfile) -> BatchLimits:
-        """The limits a model profile sets."""
+    def from_profile(cls, profile: ModelProfile, on_cpu: bool = False) -> BatchLimits:
+        """The limits a model profile sets for a model that runs on a CPU (``on_cpu``:
+        the token cap is also at most ``cpu_max_tokens_per_forward``) or an accelerator."""
+        tokens = profile.max_tokens_per_forward
+        if on_cpu:
+            tokens = min(tokens, profile.cpu_max_tokens_per_forward)
         return cls(
             max_batch_size=profile.max_batch_size,
-            max_tokens_per_forward=profile.max_tokens_per_forward,
+            max_tokens_per_forward=tokens,
             sort_by_length=profile.sort_by_length,
         )
 

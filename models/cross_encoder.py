@@ -19,6 +19,7 @@ from models.batching import BatchLimits, Forward, run_in_sub_batches
 from models.errors import ModelInputError
 from models.inputs import join_title, text_list, title_list
 from models.runtime import (
+    batch_limits_for,
     build_forward,
     configure_threads,
     load_tokenizer_and_model,
@@ -179,7 +180,7 @@ def load_cross_encoder_scorer(spec: EncoderSpec, profile: ModelProfile) -> Cross
             folder,
             extra_key={"head": "last-logit"},
         )
-    scorer = CrossEncoderScorer(spec, adapter, forward, BatchLimits.from_profile(profile))
+    scorer = CrossEncoderScorer(spec, adapter, forward, batch_limits_for(profile))
     with model_stage(spec, "warm-up"):
         scorer.score("warm-up", ["warm-up"])
     return scorer

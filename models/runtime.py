@@ -24,13 +24,14 @@ import numpy as np
 import torch
 from transformers import AutoTokenizer
 
-from models.batching import Forward
+from models.batching import BatchLimits, Forward
 from models.errors import ModelNotAvailableError
 from models.sources import not_available, resolve_source
 from models.specs import Device, Dtype, EncoderSpec, ModelProfile, Runtime
 
 __all__ = [
     "TorchForward",
+    "batch_limits_for",
     "build_forward",
     "check_dimension",
     "configure_threads",
@@ -60,6 +61,17 @@ def resolve_device(profile: ModelProfile) -> torch.device:
     if profile.device is Device.AUTO and torch.cuda.is_available():
         return torch.device("cuda")
     return torch.device("cpu")
+
+
+def batch_limits_for(profile: ModelProfile) -> BatchLimits:
+    """The forward-pass limits of a model that runs where ``profile`` resolves to
+    (:func:`resolve_device`): on the CPU the token cap is also at most
+    ``cpu_max_tokens_per_forward``.
+
+    Raises:
+        ModelNotAvailableError: ``device: cuda`` but torch sees no GPU.
+    """
+    return BatchLimits.from_profile(profile, on_cpu=resolve_device(profile).type == "cpu")
 
 
 def torch_device_for(spec: EncoderSpec, profile: ModelProfile) -> torch.device:

@@ -264,7 +264,11 @@ class ModelProfile(_Frozen):
     default) ``fp16`` keeps its meaning: half precision on CUDA only. ``cpu_threads`` sets
     torch's and ONNX Runtime's intra-op threads on the CPU (None: leave the library default).
     ``max_tokens_per_forward`` caps padded tokens (rows x longest row) in one forward pass;
-    ``max_batch_size`` caps rows (texts, pairs or images) in one forward pass.
+    on a CPU device ``cpu_max_tokens_per_forward`` caps them lower, so one pass's
+    activations stay in the core's cache (on this project's 2-core Xeon, 2 MiB L2 a core:
+    MiniLM over 64 queries per call ran 4-5x faster at 256 padded tokens a pass than at
+    16,384, ``bench/README.md`` "Token budget on the CPU"); a row longer than the cap
+    runs alone. ``max_batch_size`` caps rows (texts, pairs or images) in one forward pass.
     ``sort_by_length`` groups texts of similar length before padding. ``onnx_cache_dir``
     holds ONNX exports keyed by model and config hash (relative paths are relative to the
     working directory; the CLI may point it under its ``--data-dir``). ``hf_cache_dir``
@@ -279,6 +283,7 @@ class ModelProfile(_Frozen):
     onnx_cache_dir: Path = Path(".biomed-search/onnx")
     onnx_opset: int = Field(17, ge=14)
     max_tokens_per_forward: int = Field(16384, ge=1)
+    cpu_max_tokens_per_forward: int = Field(256, ge=1)
     max_batch_size: int = Field(128, ge=1)
     sort_by_length: bool = True
     hf_cache_dir: Path | None = None

@@ -28,6 +28,7 @@ from transformers import AutoModel, PreTrainedTokenizerBase
 from models.batching import BatchLimits, Forward, run_in_sub_batches
 from models.inputs import join_title, text_list, title_list
 from models.runtime import (
+    batch_limits_for,
     build_forward,
     check_dimension,
     configure_threads,
@@ -180,9 +181,7 @@ def build_transformer_text_encoder(
         forward = build_forward(
             module, spec, profile, input_names, adapter.example_inputs(), folder, extra_key
         )
-    encoder = TransformerTextEncoder(
-        spec, adapter, forward, BatchLimits.from_profile(profile), preprocess
-    )
+    encoder = TransformerTextEncoder(spec, adapter, forward, batch_limits_for(profile), preprocess)
     with model_stage(spec, "warm-up"):  # valid as text and as SMILES
         check_dimension(spec, encoder.encode(["CCO"]).shape[1])
     return encoder

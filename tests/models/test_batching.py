@@ -78,3 +78,13 @@ def test_run_in_sub_batches_returns_outputs_in_input_order() -> None:
 def test_chunk_ranges() -> None:
     assert chunk_ranges(5, 2) == [range(0, 2), range(2, 4), range(4, 5)]
     assert chunk_ranges(0, 2) == []
+
+
+def test_on_the_cpu_the_token_cap_is_the_lower_cpu_cap() -> None:
+    from models.specs import ModelProfile
+
+    profile = ModelProfile(max_tokens_per_forward=16384, cpu_max_tokens_per_forward=256)
+    assert BatchLimits.from_profile(profile, on_cpu=True).max_tokens_per_forward == 256
+    assert BatchLimits.from_profile(profile).max_tokens_per_forward == 16384
+    small = ModelProfile(max_tokens_per_forward=64, cpu_max_tokens_per_forward=256)
+    assert BatchLimits.from_profile(small, on_cpu=True).max_tokens_per_forward == 64

@@ -42,6 +42,18 @@ class TestTransformerTextEncoder:
         assert vectors.dtype == np.float32
         np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
+    def test_a_cpu_encoder_takes_the_cpu_token_cap(
+        self, tiny_bert_folder: Path, make_profile: ProfileFactory
+    ) -> None:
+        spec = tiny_text_spec(tiny_bert_folder)
+        profile = make_profile(device="cpu", max_tokens_per_forward=4096)
+        loaded = load_encoder(spec, profile.model_copy(update={"cpu_max_tokens_per_forward": 8}))
+        assert isinstance(loaded, TransformerTextEncoder)
+        assert loaded.limits.max_tokens_per_forward == 8
+        # one row per forward pass at this cap: the same vectors as one big pass
+        wide = load_encoder(spec, profile.model_copy(update={"cpu_max_tokens_per_forward": 4096}))
+        np.testing.assert_allclose(loaded.encode(TEXTS), wide.encode(TEXTS), atol=1e-5)
+
     def test_batched_equals_one_by_one(self, encoder: TransformerTextEncoder) -> None:
         batched = encoder.encode(TEXTS)
         single = np.stack([encoder.encode([text])[0] for text in TEXTS])

@@ -203,6 +203,9 @@ def test_the_embeddings_route_is_refused_where_api_keys_protect_the_service(tmp_
         ({"embeddings_port": 8100}, "set serve.embeddings_route too"),
         ({"embeddings_route": "/v1/embeddings", "embeddings_port": 8000}, "differ from"),
         ({"embeddings_route": "/v1/embeddings", "embeddings_port": 0}, "embeddings_port"),
+        # YAML's `embeddings_port: true` is not port 1
+        ({"embeddings_route": "/v1/embeddings", "embeddings_port": True}, "not true / false"),
+        ({"port": False}, "not true / false"),
     ],
 )
 def test_an_embeddings_port_needs_its_route_and_a_port_of_its_own(serve, message, tmp_path):
@@ -220,6 +223,8 @@ def test_an_embeddings_port_needs_its_route_and_a_port_of_its_own(serve, message
     )
     bound = build_embeddings_application(ok)
     assert bound._bound_deployment.init_kwargs["http_port"] == 8100
+    # the port keeps the search ingress's deadline
+    assert bound._bound_deployment.init_kwargs["http_timeout_s"] == ok.serve.request_timeout_s
 
 
 def test_the_command_lines_port_is_checked_against_the_embeddings_port(tmp_path):

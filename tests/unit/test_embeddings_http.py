@@ -91,3 +91,53 @@ def test_a_lone_surrogate_is_a_422_not_a_failed_batch(client):
     response = client.post("/embeddings", content=raw, headers={"content-type": "application/json"})
     assert response.status_code == 422
     assert response.json()["fields"][0]["field"] == "input"
+
+
+def test_a_body_over_the_cap_is_a_413_and_a_text_over_the_cap_a_422(client):
+    from deployments.embeddings_http import MAX_BODY_BYTES, MAX_TEXT_CHARS
+
+    huge = b'{"input": "' + b"a" * MAX_BODY_BYTES + b'"}'
+    declared = client.post(
+        "/embeddings", content=huge, headers={"content-type": "application/json"}
+    )
+    assert declared.status_code == 413
+    assert declared.json()["fields"][0]["field"] == "body"
+
+    def chunked():  # no Content-Length: the cap holds while the body streams in
+        yield b'{"input": "'
+        for _ in range(MAX_BODY_BYTES // 65536 + 1):
+            yield b"a" * 65536
+        yield b'"}'
+
+    streamed = client.post(
+        "/embeddings", content=chunked(), headers={"content-type": "application/json"}
+    )
+    assert streamed.status_code == 413
+    long_text = client.post("/embeddings", json={"input": ["ok", "a " * MAX_TEXT_CHARS]})
+    assert long_text.status_code == 422
+    assert long_text.json()["fields"][0]["field"] == "input"
+    at_cap = client.post("/embeddings", json={"input": "a" * MAX_TEXT_CHARS})
+    assert at_cap.status_code == 200
+
+
+def test_base64_encoding_and_dimensions_follow_openai(client, minilm):
+    import base64
+
+    text = "pembrolizumab infusion reactions"
+    plain = client.post("/embeddings", json={"input": text, "encoding_format": "float"})
+    packed = client.post("/embeddings", json={"input": text, "encoding_format": "base64"})
+    assert plain.status_code == packed.status_code == 200
+    raw = base64.b64decode(packed.json()["data"][0]["embedding"])
+    vector = np.frombuffer(raw, dtype="<f4")
+    np.testing.assert_array_equal(vector, np.asarray(plain.json()["data"][0]["embedding"], "<f4"))
+    width = vector.shape[0]
+    same = client.post("/embeddings", json={"input": text, "dimensions": width})
+    assert same.status_code == 200
+    for body, field in (
+        ({"input": text, "dimensions": width // 2}, "dimensions"),
+        ({"input": text, "dimensions": True}, "dimensions"),
+        ({"input": text, "encoding_format": "int8"}, "encoding_format"),
+    ):
+        refused = client.post("/embeddings", json=body)
+        assert refused.status_code == 422
+        assert refused.json()["fields"][0]["field"] == field

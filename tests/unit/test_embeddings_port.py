@@ -143,3 +143,28 @@ async def test_a_taken_port_is_refused_with_the_setting_named():
         with pytest.raises(OSError, match=rf"serve\.embeddings_port {taken} on 127\.0\.0\.1"):
             server.start()
         assert not server.serving
+
+
+async def test_a_request_past_the_deadline_gets_a_504_and_the_port_serves_on(minilm):
+    port, encode_timed = _free_port(), _encode_timed(minilm, [])
+
+    async def stuck_once(role: str, texts: Sequence[str]) -> tuple[np.ndarray, EncodeTimings]:
+        if texts[0] == "stuck":  # a replica that never answers this one request
+            await asyncio.sleep(30)
+        return await encode_timed(role, texts)
+
+    server = EmbeddingsPort(ROLES, stuck_once, "127.0.0.1", port, request_timeout_s=0.3)
+    server.start()
+    try:
+        await _wait_serving(server)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            started = time.perf_counter()
+            late = await client.post("/v1/embeddings", json={"input": "stuck"})
+            waited = time.perf_counter() - started
+            fine = await client.post("/v1/embeddings", json={"input": "olaparib dose"})
+        assert late.status_code == 504 and late.json()["error"] == "DeadlineExceeded"
+        assert "serve.request_timeout_s" in late.json()["message"]
+        assert waited < 10  # answered at the deadline, not after the replica's 30 s
+        assert fine.status_code == 200
+    finally:
+        await server.aclose()

@@ -88,6 +88,9 @@ class BenchSettings:
     pair_calls: int = 8
     cpu_threads: int | None = None
     onnx_cache_dir: Path | None = None
+    #: ``models.cpu_max_tokens_per_forward`` values to measure the text role at (padded
+    #: tokens per forward pass on the CPU); empty: the profile's own.
+    token_budgets: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -108,15 +111,20 @@ class ThroughputRow:
         return self.items / self.seconds if self.seconds > 0 else float("inf")
 
 
+def _text_of(record: dict[str, Any]) -> str:
+    return str(record.get("text") or record.get("query") or "").strip()
+
+
 def load_texts(path: Path, count: int, seed: int = 0) -> list[str]:
-    """``count`` non-empty ``text`` fields from a JSONL file, sampled with a fixed seed.
+    """``count`` non-empty ``text`` fields (``query`` fields in a query set) from a JSONL
+    file, sampled with a fixed seed.
 
     Raises:
         FileNotFoundError: no such file.
         ValueError: the file holds fewer texts than ``count``.
     """
     with path.open(encoding="utf-8") as handle:
-        texts = [text for line in handle if (text := json.loads(line).get("text", "").strip())]
+        texts = [text for line in handle if (text := _text_of(json.loads(line)))]
     if len(texts) < count:
         raise ValueError(f"{path} holds {len(texts)} texts, fewer than {count}")
     return random.Random(seed).sample(texts, count)
@@ -141,17 +149,23 @@ def text_encoder_rows(
         "torch unsorted": {"runtime": "torch", "sort_by_length": False},
         "torch length-sorted": {"runtime": "torch", "sort_by_length": True},
         "onnxruntime length-sorted": {"runtime": "onnx", "sort_by_length": True},
+        "onnxruntime int8 length-sorted": {"runtime": "onnx-int8", "sort_by_length": True},
     }
+    budgets: Sequence[int | None] = settings.token_budgets or (None,)
     for engine, fields in engines.items():
-        engine_profile = profile.model_copy(update=fields)
-        encoder = load_encoder(engine_profile.spec(settings.text_role), engine_profile)
-        encoder.encode(list(texts[:8]))
-        for size in settings.batch_sizes:
-            calls = _calls(texts, size)
-            seconds = _timed(
-                lambda encoder=encoder, calls=calls: [encoder.encode(list(call)) for call in calls]
-            )
-            yield ThroughputRow(settings.text_role, engine, size, len(texts), seconds, "texts/s")
+        for budget in budgets:
+            update = dict(fields) if budget is None else {
+                **fields, "cpu_max_tokens_per_forward": budget}
+            label = engine if budget is None else f"{engine}, {budget} tok"
+            engine_profile = profile.model_copy(update=update)
+            encoder = load_encoder(engine_profile.spec(settings.text_role), engine_profile)
+            encoder.encode(list(texts[:8]))
+            for size in settings.batch_sizes:
+                calls = _calls(texts, size)
+                seconds = _timed(lambda encoder=encoder, calls=calls: [
+                    encoder.encode(list(call)) for call in calls])
+                yield ThroughputRow(settings.text_role, label, size, len(texts), seconds,
+                                    "texts/s")
 
 
 def cross_encoder_rows(
@@ -189,7 +203,8 @@ def iter_benchmark_rows(settings: BenchSettings) -> Iterator[ThroughputRow]:
     needed = max(settings.count, settings.pairs * settings.pair_calls)
     texts = load_texts(settings.texts_path, needed)
     yield from text_encoder_rows(texts[: settings.count], profile, settings)
-    yield from cross_encoder_rows(texts, profile, settings)
+    if settings.pair_calls > 0:
+        yield from cross_encoder_rows(texts, profile, settings)
 
 
 def benchmark_rows(settings: BenchSettings) -> list[ThroughputRow]:
@@ -476,6 +491,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=50, help="texts per cross-encoder call")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: all)")
     parser.add_argument("--onnx-cache-dir", type=Path, default=None)
+    parser.add_argument("--token-budgets", type=int, nargs="+", default=[],
+                        help="models.cpu_max_tokens_per_forward values to measure the text "
+                             "role at (default: the profile's)")
+    parser.add_argument("--skip-scorer", action="store_true",
+                        help="measure the text role only (no cross-encoder rows)")
     parser.add_argument("--quick", action="store_true", help="smoke run on a few items")
     served = parser.add_argument_group("served deployments (--served)")
     served.add_argument("--served", action="store_true",
@@ -507,9 +527,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         texts_path=args.texts, profile_path=args.profile, text_role=args.role,
         scorer_role=args.scorer_role, count=args.count, batch_sizes=tuple(args.batch_sizes),
         pairs=args.pairs, cpu_threads=args.threads, onnx_cache_dir=args.onnx_cache_dir,
+        token_budgets=tuple(args.token_budgets), pair_calls=0 if args.skip_scorer else 8,
     )
     if args.quick:
-        settings = replace(settings, count=16, batch_sizes=(1, 8), pairs=10, pair_calls=1)
+        settings = replace(settings, count=16, batch_sizes=(1, 8), pairs=10,
+                           pair_calls=min(settings.pair_calls, 1))
     report: dict[str, Any] = {}
     if not args.served_only:
         print(format_header(), flush=True)

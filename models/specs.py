@@ -266,8 +266,8 @@ class ModelProfile(_Frozen):
     ``max_tokens_per_forward`` caps padded tokens (rows x longest row) in one forward pass;
     on a CPU device ``cpu_max_tokens_per_forward`` caps them lower, so one pass's
     activations stay in the core's cache (on this project's 2-core Xeon, 2 MiB L2 a core:
-    MiniLM over 64 queries per call ran 4-5x faster at 256 padded tokens a pass than at
-    16,384, ``bench/README.md`` "Token budget on the CPU"); a row longer than the cap
+    MiniLM over 64 queries per call ran 1.8-2.8x faster at 256 padded tokens a pass than
+    at 16,384, ``bench/README.md`` "Token budget on the CPU"); a row longer than the cap
     runs alone. ``max_batch_size`` caps rows (texts, pairs or images) in one forward pass.
     ``sort_by_length`` groups texts of similar length before padding. ``onnx_cache_dir``
     holds ONNX exports keyed by model and config hash (relative paths are relative to the

@@ -201,14 +201,23 @@ def test_baselines_quick_run_writes_every_table(
 def test_encoders_in_process_rows_keep_their_shape(tmp_path):
     out = tmp_path / "encoders.json"
 
-    assert (
-        encoders.main(["--quick", "--onnx-cache-dir", str(tmp_path / "onnx"), "--out", str(out)])
-        == 0
-    )
+    onnx = ["--onnx-cache-dir", str(tmp_path / "onnx")]
+    assert encoders.main(["--quick", *onnx, "--out", str(out)]) == 0
 
     rows = json.loads(out.read_text())["in_process"]
     assert {row["engine"] for row in rows} >= {"torch unsorted", "torch length-sorted"}
     assert all(row["rate"] > 0 for row in rows)
+    # the CPU token-budget sweep: one row per engine x budget x batch size, no scorer rows
+    swept = tmp_path / "budgets.json"
+    budgets = ["--token-budgets", "8", "--skip-scorer"]
+    assert encoders.main(["--quick", *onnx, *budgets, "--out", str(swept)]) == 0
+    engines = {row["engine"] for row in json.loads(swept.read_text())["in_process"]}
+    assert engines == {
+        f"{engine}, {budget} tok"
+        for engine in ("torch unsorted", "torch length-sorted", "onnxruntime length-sorted",
+                       "onnxruntime int8 length-sorted")
+        for budget in (8,)
+    }
 
 
 @pytest.mark.skipif(

@@ -175,12 +175,14 @@ def test_embeddings_application_answers_http_itself(serve_cluster, config):
     and with ``serve.embeddings_port`` each of its two replicas also answers on that one
     shared port itself, with the same vectors as the in-process model and the replica's
     Server-Timing."""
+    import base64
     import socket
 
     import numpy as np
     from ray import serve
 
     from deployments.app import build_embeddings_application
+    from deployments.embeddings_http import MAX_BODY_BYTES
     from models.loader import load_role
 
     with socket.socket() as probe:
@@ -216,5 +218,15 @@ def test_embeddings_application_answers_http_itself(serve_cluster, config):
                 assert "forward;dur=" in response.headers["server-timing"]
             bad = httpx.post(url, json={"input": []}, timeout=60)
             assert bad.status_code == 422 and bad.json()["fields"][0]["field"] == "input"
+            # a body past the cap is refused before it is read through (Serve's proxy too)
+            huge = httpx.post(url, content=b"x" * (MAX_BODY_BYTES + 1), timeout=60)
+            assert huge.status_code == 413 and huge.json()["fields"][0]["field"] == "body"
+            packed = httpx.post(url, json={"input": texts, "encoding_format": "base64"}, timeout=60)
+            assert packed.status_code == 200
+            decoded = [
+                np.frombuffer(base64.b64decode(item["embedding"]), dtype="<f4")
+                for item in packed.json()["data"]
+            ]
+            np.testing.assert_allclose(np.stack(decoded), expected, atol=1e-4)
     finally:
         serve.delete("embeddings-e2e")

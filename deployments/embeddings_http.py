@@ -6,7 +6,8 @@ where the replica's time went.
 Request: ``{"input": str | [str, ...], "model": role?, "encoding_format": "float" |
 "base64"?, "dimensions": int?}`` (``model`` defaults to the deployment's first role; 1 to
 :data:`MAX_INPUTS` non-empty strings of at most :data:`MAX_TEXT_CHARS` characters; a body
-of at most :data:`MAX_BODY_BYTES`; ``dimensions``, when given, must be the model's width:
+of at most :data:`MAX_BODY_BYTES`, received within :data:`BODY_TIMEOUT_S`;
+``dimensions``, when given, must be the model's width, checked before any work:
 no model served here is trained for shorter vectors; other OpenAI fields such as ``user``
 are ignored). Response: ``{"object": "list", "data": [{"object": "embedding", "index": i,
 "embedding": [...]}], "model": role, "usage": {...}}`` with float32 values, each written
@@ -18,9 +19,10 @@ bytes (OpenAI's encoding).
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,13 +32,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 __all__ = [
+    "BODY_TIMEOUT_S",
     "MAX_BODY_BYTES",
     "MAX_INPUTS",
     "MAX_TEXT_CHARS",
+    "EmbeddingsRequest",
     "EncodeTimings",
+    "answer_embeddings",
     "deadline_exceeded",
     "embeddings_call",
     "overloaded",
+    "read_embeddings_request",
     "server_timing",
 ]
 
@@ -49,6 +55,9 @@ MAX_INPUTS = 2048
 MAX_TEXT_CHARS = 32_768
 #: Largest request body, in bytes (answered 413 before it is parsed).
 MAX_BODY_BYTES = 8 * 1024 * 1024
+#: Seconds a request body may take to arrive (then 408): a client that sends headers
+#: and stalls must not hold the replica's request slots until the deadline.
+BODY_TIMEOUT_S = 10.0
 ENCODING_FORMATS = ("float", "base64")
 
 
@@ -94,11 +103,14 @@ def deadline_exceeded(timeout_s: float) -> Response:
     return _json(504, {"error": "DeadlineExceeded", "message": message})
 
 
+_STATUS_ERRORS = {408: "request_timeout", 413: "payload_too_large"}
+
+
 def _invalid(field: str, message: str, status: int = 422) -> Response:
     return _json(
         status,
         {
-            "error": "invalid_request" if status == 422 else "payload_too_large",
+            "error": _STATUS_ERRORS.get(status, "invalid_request"),
             "message": f"{field}: {message}",
             "fields": [{"field": field, "message": message}],
         },
@@ -130,14 +142,15 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
 
 
 @dataclass(frozen=True)
-class _Parsed:
+class EmbeddingsRequest:
+    """A checked ``POST .../embeddings`` body: the role, its texts, the output encoding."""
+
     role: str
     texts: list[str]
     encoding_format: str
-    dimensions: int | None
 
 
-def _parse(raw: bytes, roles: Sequence[str]) -> _Parsed | Response:
+def _parse(raw: bytes, roles: Mapping[str, int]) -> EmbeddingsRequest | Response:
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -158,18 +171,21 @@ def _parse(raw: bytes, roles: Sequence[str]) -> _Parsed | Response:
     longest = max(len(text) for text in texts)
     if longest > MAX_TEXT_CHARS:
         return _invalid("input", f"at most {MAX_TEXT_CHARS} characters per text ({longest})")
-    role = body.get("model") or roles[0]
-    if role not in roles:
+    role = body.get("model") or next(iter(roles))
+    if not isinstance(role, str) or role not in roles:
         return _invalid("model", f"unknown model {role!r}; served here: {', '.join(roles)}")
-    encoding_format = body.get("encoding_format") or "float"
-    if encoding_format not in ENCODING_FORMATS:
+    encoding_format = body.get("encoding_format")  # absent or null: the default
+    if encoding_format is None:
+        encoding_format = "float"
+    if not isinstance(encoding_format, str) or encoding_format not in ENCODING_FORMATS:
         return _invalid("encoding_format", f"one of {', '.join(ENCODING_FORMATS)}")
     dimensions = body.get("dimensions")
+    width = roles[role]
     if dimensions is not None and (
-        isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1
+        isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions != width
     ):
-        return _invalid("dimensions", "a positive integer is required")
-    return _Parsed(role, texts, encoding_format, dimensions)
+        return _invalid("dimensions", f"{role} gives {width}-dimensional vectors only")
+    return EmbeddingsRequest(role, texts, encoding_format)
 
 
 def _embedding(row: np.ndarray, encoding_format: str) -> np.ndarray | str:
@@ -178,15 +194,15 @@ def _embedding(row: np.ndarray, encoding_format: str) -> np.ndarray | str:
     return row
 
 
-async def embeddings_call(
-    request: Request,
-    roles: Sequence[str],
-    encode_timed: Callable[[str, Sequence[str]], Awaitable[tuple[np.ndarray, EncodeTimings]]],
-) -> Response:
-    """Answer one HTTP request to an encoder replica: ``POST`` to a path ending in
-    ``/embeddings`` (404 otherwise; 405 for another method; 413 for a body over
-    :data:`MAX_BODY_BYTES`; 422 naming the field for a bad body). Vectors are
-    ``encode_timed``'s ``(n, d)`` float32 rows, in input order."""
+async def read_embeddings_request(
+    request: Request, roles: Mapping[str, int]
+) -> EmbeddingsRequest | Response:
+    """Read and check one request to an encoder replica: ``POST`` to a path ending in
+    ``/embeddings``. ``roles`` maps each role served to its output width (the first is
+    the default ``model``). Returns the request, or the error answer: 404 for another
+    path, 405 for another method, 408 for a body not received within
+    :data:`BODY_TIMEOUT_S`, 413 for a body over :data:`MAX_BODY_BYTES`, 422 naming the
+    field for a bad body."""
     if not request.url.path.rstrip("/").endswith("/embeddings"):
         return _json(404, {"error": "not_found", "message": "POST .../embeddings"})
     if request.method != "POST":
@@ -195,26 +211,56 @@ async def embeddings_call(
             {"error": "method_not_allowed", "message": "POST .../embeddings"},
             {"Allow": "POST"},
         )
-    raw = await _read_body(request, MAX_BODY_BYTES)
+    try:
+        raw = await asyncio.wait_for(_read_body(request, MAX_BODY_BYTES), BODY_TIMEOUT_S)
+    except TimeoutError:
+        return _invalid("body", f"not received within {BODY_TIMEOUT_S:g} s", status=408)
     if raw is None:
         return _invalid("body", f"larger than {MAX_BODY_BYTES} bytes", status=413)
-    parsed = _parse(raw, roles)
-    if isinstance(parsed, Response):
-        return parsed
-    role, texts, encoding = parsed.role, parsed.texts, parsed.encoding_format
-    vectors, timings = await encode_timed(role, texts)
+    return _parse(raw, roles)
+
+
+async def answer_embeddings(
+    parsed: EmbeddingsRequest,
+    encode_timed: Callable[[str, Sequence[str]], Awaitable[tuple[np.ndarray, EncodeTimings]]],
+    timeout_s: float | None = None,
+) -> Response:
+    """Encode a checked request and answer it: 200 with ``encode_timed``'s ``(n, d)``
+    float32 rows in input order, or 504 when they are not ready within ``timeout_s``
+    seconds (None: no deadline; the request's texts leave the batcher's queue, a
+    forward pass already running finishes)."""
+    try:
+        vectors, timings = await asyncio.wait_for(
+            encode_timed(parsed.role, parsed.texts), timeout_s
+        )
+    except TimeoutError:
+        assert timeout_s is not None
+        return deadline_exceeded(timeout_s)
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    if parsed.dimensions is not None and parsed.dimensions != vectors.shape[1]:
-        return _invalid("dimensions", f"{role} gives {vectors.shape[1]}-dimensional vectors only")
+    encoding = parsed.encoding_format
     data = [
         {"object": "embedding", "index": index, "embedding": _embedding(row, encoding)}
         for index, row in enumerate(vectors)
     ]
-    tokens = sum(len(text.split()) for text in texts)  # whitespace words: an estimate
+    tokens = sum(len(text.split()) for text in parsed.texts)  # whitespace words: an estimate
     content = {
         "object": "list",
         "data": data,
-        "model": role,
+        "model": parsed.role,
         "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
     }
     return _json(200, content, {"Server-Timing": server_timing(timings)})
+
+
+async def embeddings_call(
+    request: Request,
+    roles: Mapping[str, int],
+    encode_timed: Callable[[str, Sequence[str]], Awaitable[tuple[np.ndarray, EncodeTimings]]],
+    timeout_s: float | None = None,
+) -> Response:
+    """Answer one HTTP request to an encoder replica: :func:`read_embeddings_request`,
+    then :func:`answer_embeddings` with the deadline ``timeout_s`` (s; None: none)."""
+    parsed = await read_embeddings_request(request, roles)
+    if isinstance(parsed, Response):
+        return parsed
+    return await answer_embeddings(parsed, encode_timed, timeout_s)

@@ -9,10 +9,13 @@ the kernel spreads incoming connections over them (Linux), so ``num_replicas`` x
 ``intra_op_threads`` can fit the cores without a balancer in front. Backpressure, the
 deployment's Serve bounds (``max_ongoing_requests`` + ``max_queued_requests``, none when
 the queue is unbounded): past that many requests in flight in one replica, the port
-answers a fast 503 with ``Retry-After`` (counted per request, not per connection, so a
-client's idle keep-alive connections do not count). A request with no answer within
-``serve.request_timeout_s`` gets a 504, as on the search ingress (its texts leave the
-batcher's queue; a forward pass already running finishes). On shutdown the replica
+answers a fast 503 with ``Retry-After`` (counted per request once its body is in, not
+per connection: neither a client's idle keep-alive connections nor a stalled upload,
+which gets a 408 after ``BODY_TIMEOUT_S``, holds a slot). A request with no answer
+within ``serve.request_timeout_s`` gets a 504, as on the search ingress (its texts leave
+the batcher's queue; a forward pass already running finishes). A client that hangs up
+does not cancel its request (uvicorn does not tell the application): it runs until it
+is answered or its deadline. On shutdown the replica
 stops accepting and lets requests in flight finish (up to ``SHUTDOWN_GRACE_S``). What
 Serve's path gives and this one does not: Serve's request metrics and autoscaling signal
 (requests on the port are not counted as ongoing) and the search ingress's API-key check
@@ -25,17 +28,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 
 import numpy as np
 import uvicorn
 from starlette.requests import Request
+from starlette.responses import Response
 
 from deployments.embeddings_http import (
     EncodeTimings,
-    deadline_exceeded,
-    embeddings_call,
+    answer_embeddings,
     overloaded,
+    read_embeddings_request,
 )
 
 __all__ = ["SHUTDOWN_GRACE_S", "EmbeddingsPort", "reuse_port_socket"]
@@ -81,7 +85,8 @@ class EmbeddingsPort:
     """The embeddings endpoint of one replica on ``host:port``.
 
     Args:
-        roles: the roles the replica serves (``model`` in a request; default the first).
+        roles: the roles the replica serves, each with its output width (``model`` in a
+            request; default the first).
         encode_timed: ``(role, texts) -> ((n, d) float32 vectors, EncodeTimings)``, the
             replica's batched encode.
         host, port: where to listen (the port shared by the node's replicas).
@@ -93,14 +98,14 @@ class EmbeddingsPort:
 
     def __init__(
         self,
-        roles: Sequence[str],
+        roles: Mapping[str, int],
         encode_timed: EncodeTimed,
         host: str,
         port: int,
         max_concurrency: int | None = None,
         request_timeout_s: float | None = None,
     ) -> None:
-        self.roles = list(roles)
+        self.roles = dict(roles)
         self.encode_timed = encode_timed
         self.host, self.port = host, port
         self.max_concurrency = max_concurrency
@@ -113,19 +118,20 @@ class EmbeddingsPort:
     async def _app(self, scope, receive, send) -> None:  # ASGI 3
         if scope["type"] != "http":
             return
-        if self.max_concurrency is not None and self._in_flight >= self.max_concurrency:
+        parsed = await read_embeddings_request(Request(scope, receive), self.roles)
+        if isinstance(parsed, Response):
+            await parsed(scope, receive, send)
+        elif self.max_concurrency is not None and self._in_flight >= self.max_concurrency:
             await overloaded(self.max_concurrency)(scope, receive, send)
-            return
-        self._in_flight += 1
-        call = embeddings_call(Request(scope, receive), self.roles, self.encode_timed)
-        try:
-            response = await asyncio.wait_for(call, self.request_timeout_s)
-        except TimeoutError:
-            assert self.request_timeout_s is not None
-            response = deadline_exceeded(self.request_timeout_s)
-        finally:
-            self._in_flight -= 1
-        await response(scope, receive, send)
+        else:  # counted once its body is in: a stalled upload holds no slot
+            self._in_flight += 1
+            try:
+                response = await answer_embeddings(
+                    parsed, self.encode_timed, self.request_timeout_s
+                )
+            finally:
+                self._in_flight -= 1
+            await response(scope, receive, send)
 
     def start(self) -> None:
         """Bind the port and serve from the running event loop (call from the replica's

@@ -45,8 +45,9 @@ class EncoderDeployment:
         http_host: the address to bind ``http_port`` to.
         http_max_concurrency: requests in flight on ``http_port`` past which it answers
             503; None: no bound.
-        http_timeout_s: seconds a request on ``http_port`` may take before it is
-            answered 504 (``serve.request_timeout_s``); None: no deadline.
+        http_timeout_s: seconds an embeddings request (on ``http_port`` or through
+            Serve's proxy) may take before it is answered 504
+            (``serve.request_timeout_s``); None: no deadline.
 
     Raises:
         OSError: ``http_port`` cannot be bound.
@@ -66,10 +67,11 @@ class EncoderDeployment:
         self.batch = BatchSettings()
         self.stats = BatchStats()
         self._batcher = self.batch.batcher(self._encode_batch, lambda r: items_in([r]))
+        self.http_timeout_s = http_timeout_s
         self.port: EmbeddingsPort | None = None
         if http_port is not None:  # Serve runs the constructor on the replica's loop
             self.port = EmbeddingsPort(
-                self.roles,
+                self.dimensions(),
                 self.encode_timed,
                 http_host,
                 http_port,
@@ -139,7 +141,9 @@ class EncoderDeployment:
     async def __call__(self, request: Request) -> Response:
         """HTTP entry when this deployment is an application's ingress: ``POST
         .../embeddings`` (see :func:`deployments.embeddings_http.embeddings_call`)."""
-        return await embeddings_call(request, self.roles, self.encode_timed)
+        return await embeddings_call(
+            request, self.dimensions(), self.encode_timed, self.http_timeout_s
+        )
 
     async def _encode_batch(
         self, requests: list[EncodeRequest]

@@ -17,7 +17,7 @@ from deployments.config import load_config
 from deployments.embeddings_http import EncodeTimings, embeddings_call
 from models.loader import load_role
 
-ROLES = ("pubmedbert", "general-text")
+ROLES = {"pubmedbert": 384, "general-text": 384}  # role -> output width
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +26,13 @@ def minilm(tmp_path_factory):
     return load_role("pubmedbert", config.models)
 
 
+ENCODED: list[int] = []  # texts each encode call got
+
+
 @pytest.fixture(scope="module")
 def client(minilm) -> TestClient:
     async def encode_timed(role: str, texts: Sequence[str]) -> tuple[np.ndarray, EncodeTimings]:
+        ENCODED.append(len(texts))
         vectors = np.asarray(minilm.encode(list(texts)), dtype=np.float32)
         return vectors, EncodeTimings(queue_ms=0.5, forward_ms=2.0, replica_ms=3.0)
 
@@ -133,11 +137,21 @@ def test_base64_encoding_and_dimensions_follow_openai(client, minilm):
     width = vector.shape[0]
     same = client.post("/embeddings", json={"input": text, "dimensions": width})
     assert same.status_code == 200
+    assert (
+        client.post("/embeddings", json={"input": text, "encoding_format": None}).status_code == 200
+    )
+    ENCODED.clear()
     for body, field in (
-        ({"input": text, "dimensions": width // 2}, "dimensions"),
+        ({"input": [text] * 64, "dimensions": width // 2}, "dimensions"),
         ({"input": text, "dimensions": True}, "dimensions"),
+        ({"input": text, "dimensions": float(width)}, "dimensions"),
+        ({"input": text, "dimensions": 10**400}, "dimensions"),
         ({"input": text, "encoding_format": "int8"}, "encoding_format"),
+        ({"input": text, "encoding_format": ""}, "encoding_format"),
+        ({"input": text, "encoding_format": False}, "encoding_format"),
+        ({"input": text, "model": ["pubmedbert"]}, "model"),
     ):
         refused = client.post("/embeddings", json=body)
-        assert refused.status_code == 422
+        assert refused.status_code == 422, body
         assert refused.json()["fields"][0]["field"] == field
+    assert ENCODED == []  # every refusal came before any encoding

@@ -20,7 +20,7 @@ from deployments.embeddings_http import EncodeTimings
 from deployments.embeddings_port import EmbeddingsPort, reuse_port_socket
 from models.loader import load_role
 
-ROLES = ("pubmedbert",)
+ROLES = {"pubmedbert": 384}  # role -> output width
 
 
 @pytest.fixture(scope="module")
@@ -167,4 +167,33 @@ async def test_a_request_past_the_deadline_gets_a_504_and_the_port_serves_on(min
         assert waited < 10  # answered at the deadline, not after the replica's 30 s
         assert fine.status_code == 200
     finally:
+        await server.aclose()
+
+
+async def test_a_stalled_upload_gets_a_408_and_holds_no_request_slot(minilm, monkeypatch):
+    import deployments.embeddings_http as embeddings_http
+
+    monkeypatch.setattr(embeddings_http, "BODY_TIMEOUT_S", 0.5)
+    port = _free_port()
+    server = EmbeddingsPort(ROLES, _encode_timed(minilm, []), "127.0.0.1", port, 1)
+    server.start()
+    stalled = []
+    try:
+        await _wait_serving(server)
+        for _ in range(3):  # headers and a body that never finishes, past the bound of 1
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(
+                b"POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                b'\r\nContent-Length: 100\r\n\r\n{"input": '
+            )
+            await writer.drain()
+            stalled.append((reader, writer))
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            fine = await client.post("/v1/embeddings", json={"input": "olaparib dose"})
+        assert fine.status_code == 200  # the stalled uploads hold no slot
+        answer = await asyncio.wait_for(stalled[0][0].read(4096), 5)
+        assert answer.startswith(b"HTTP/1.1 408") and b'"field":"body"' in answer
+    finally:
+        for _, writer in stalled:
+            writer.close()
         await server.aclose()

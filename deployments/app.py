@@ -28,10 +28,12 @@ from deployments.roles import CROSS_ENCODER_ROLE, model_deployments
 from deployments.stores import EmbeddedServers, StoreEndpoints
 
 __all__ = [
+    "INGRESS_NUM_CPUS",
     "AppArgs",
     "build_app",
     "build_application",
     "build_embeddings_application",
+    "cpu_demand",
     "deployment_options",
 ]
 
@@ -65,6 +67,36 @@ def deployment_options(settings: DeploymentSettings) -> dict[str, Any]:
     else:
         options["num_replicas"] = settings.num_replicas
     return options
+
+
+#: Logical CPUs one search-ingress replica reserves.
+INGRESS_NUM_CPUS = 0.25
+
+
+def _start_replicas(settings: DeploymentSettings) -> int:
+    """Replicas a deployment starts with: ``num_replicas``, or under autoscaling its
+    ``initial_replicas`` / ``min_replicas`` (Serve's default 1)."""
+    scaling = settings.autoscaling_config
+    if not scaling:
+        return settings.num_replicas
+    return int(scaling.get("initial_replicas") or scaling.get("min_replicas", 1) or 0)
+
+
+def cpu_demand(config: AppConfig) -> dict[str, float]:
+    """Logical CPUs each deployment of the service reserves at start (replicas x
+    ``num_cpus``), by deployment name: the search ingress, each model deployment, and
+    the embeddings application when ``serve.embeddings_route`` is set. Ray places no
+    replica it cannot fit, and ``serve.run`` then waits for ever: compare the sum with
+    the cluster's CPUs before deploying."""
+    demand = {"SearchIngress": config.serve.ingress_replicas * INGRESS_NUM_CPUS}
+    for deployment in model_deployments(config):
+        settings = getattr(config.serve, deployment.kind)
+        demand[deployment.name] = _start_replicas(settings) * settings.num_cpus
+    if config.serve.embeddings_route:
+        settings = config.serve.encoder
+        first = next(d for d in model_deployments(config) if d.kind == "encoder")
+        demand[f"Embeddings-{first.roles[0]}"] = _start_replicas(settings) * settings.num_cpus
+    return demand
 
 
 def build_application(
@@ -109,7 +141,7 @@ def build_application(
         max_ongoing_requests=serve.ingress_max_ongoing_requests,
         max_queued_requests=serve.ingress_max_queued_requests,
         backpressure_config={"status_code": 503, "retry_after_s": serve.retry_after_s},
-        ray_actor_options={"num_cpus": 0.25},
+        ray_actor_options={"num_cpus": INGRESS_NUM_CPUS},
     ).bind(config, endpoints, encoders, cross, images)
 
 

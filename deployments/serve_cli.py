@@ -26,6 +26,7 @@ from models.errors import find_model_error
 
 __all__ = [
     "DEMO_KB",
+    "check_cpu_demand",
     "demo_needed",
     "demo_sources",
     "ensure_demo_corpus",
@@ -93,6 +94,27 @@ async def ensure_demo_corpus(
         return report.as_dict()
 
 
+def check_cpu_demand(config: AppConfig, cpus: float) -> None:
+    """Refuse a configuration whose replicas reserve more logical CPUs than ``cpus``:
+    Ray would never place the last replicas and ``serve.run`` would wait for ever.
+
+    Raises:
+        ValueError: the demand (by deployment, :func:`deployments.app.cpu_demand`) and
+            the settings to lower.
+    """
+    from deployments.app import cpu_demand
+
+    demand = cpu_demand(config)
+    total = sum(demand.values())
+    if total > cpus + 1e-9:
+        parts = ", ".join(f"{name} {cpu:g}" for name, cpu in demand.items())
+        raise ValueError(
+            f"the service's replicas reserve {total:g} CPUs ({parts}) but Ray has {cpus:g}: "
+            "lower serve.<encoder|cross_encoder|image_encoder>.num_cpus or num_replicas "
+            "(serve.encoder also applies to the embeddings application's replicas)"
+        )
+
+
 def start_ray_serve(
     config: AppConfig,
     endpoints: StoreEndpoints,
@@ -102,7 +124,12 @@ def start_ray_serve(
 ) -> None:
     """Start a local Ray instance and Serve on ``host:port`` and deploy the application
     of ``config`` (validated) over the stores at ``endpoints``; ``overrides`` as in
-    ``deployments.app.build_application``."""
+    ``deployments.app.build_application``.
+
+    Raises:
+        ValueError: the deployments reserve more CPUs than Ray has
+            (:func:`check_cpu_demand`).
+    """
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray
@@ -114,6 +141,7 @@ def start_ray_serve(
         ray.init(
             address="local", include_dashboard=False, log_to_driver=False, configure_logging=False
         )
+    check_cpu_demand(config, float(ray.cluster_resources().get("CPU", 0.0)))
     serve.start(http_options={"host": host, "port": port})
     application = build_application(config, endpoints, overrides)
     serve.run(application, name="biomed-search", route_prefix="/", blocking=False)
@@ -171,6 +199,9 @@ def serve(
         update={"serve": config.serve.model_copy(update={"host": host, "port": port})}
     )
     config.check_embeddings_route()
+    # SIGTERM while starting: stop what started, as Ctrl-C does (Python's default
+    # SIGTERM exits without running the finally below, leaving the stores running)
+    signal.signal(signal.SIGTERM, _interrupt)
     servers = EmbeddedServers(config)
     endpoints = servers.start()
     print(f"stores: milvus {endpoints.milvus_uri}, postgres ready", flush=True)
@@ -210,6 +241,10 @@ def serve(
         print("stopping...", file=sys.stderr, flush=True)
         _stop_ray()
         servers.stop()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _stop_ray() -> None:

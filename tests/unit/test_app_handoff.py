@@ -241,3 +241,25 @@ def test_the_command_lines_port_is_checked_against_the_embeddings_port(tmp_path)
     moved = config.model_copy(update={"serve": config.serve.model_copy(update={"port": 8100})})
     with pytest.raises(ValueError, match=r"must differ from serve\.port"):
         moved.check_embeddings_route()
+
+
+def test_replicas_that_cannot_fit_the_cpus_are_refused_before_deploying(tmp_path):
+    # 2 encoder replicas of 1 CPU each apply to both encoder deployments and to the
+    # embeddings application: 3.25 CPUs on a 2-CPU Ray, where serve.run would wait for ever
+    from deployments.config import load_config
+    from deployments.serve_cli import check_cpu_demand
+
+    crowded = load_config(
+        "default",
+        data_dir=tmp_path,
+        overrides={
+            "serve": {
+                "embeddings_route": "/v1/embeddings",
+                "encoder": {"num_replicas": 2, "intra_op_threads": 1},
+            }
+        },
+    )
+    with pytest.raises(ValueError, match=r"reserve 3\.25 CPUs .*Embeddings-pubmedbert 1.*has 2"):
+        check_cpu_demand(crowded, 2.0)
+    check_cpu_demand(crowded, 4.0)  # fits: no error
+    check_cpu_demand(load_config("default", data_dir=tmp_path), 2.0)  # the shipped default fits

@@ -13,9 +13,8 @@ answers a fast 503 with ``Retry-After`` (counted per request once its body is in
 per connection: neither a client's idle keep-alive connections nor a stalled upload,
 which gets a 408 after ``BODY_TIMEOUT_S``, holds a slot). A request with no answer
 within ``serve.request_timeout_s`` gets a 504, as on the search ingress (its texts leave
-the batcher's queue; a forward pass already running finishes). A client that hangs up
-does not cancel its request (uvicorn does not tell the application): it runs until it
-is answered or its deadline. On shutdown the replica
+the batcher's queue; a forward pass already running finishes); so does a request whose
+client hangs up before its answer. On shutdown the replica
 stops accepting and lets requests in flight finish (up to ``SHUTDOWN_GRACE_S``). What
 Serve's path gives and this one does not: Serve's request metrics and autoscaling signal
 (requests on the port are not counted as ongoing) and the search ingress's API-key check
@@ -28,7 +27,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import uvicorn
@@ -70,6 +70,28 @@ def reuse_port_socket(host: str, port: int) -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+async def _unless_disconnected(
+    answer: Coroutine[Any, Any, Response], receive: Callable[[], Awaitable[dict[str, Any]]]
+) -> Response | None:
+    """``answer``'s response, or None when the client hangs up first: then ``answer`` is
+    cancelled (its texts leave the batcher's queue; a forward pass already running
+    finishes). With the body read, the next ASGI ``receive`` returns only on a
+    disconnect."""
+    task = asyncio.ensure_future(answer)
+    watcher = asyncio.ensure_future(receive())
+    try:
+        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return None
+        return task.result()
+    finally:
+        watcher.cancel()
+        task.cancel()  # this coroutine itself cancelled (shutdown): the answer goes too
 
 
 class _EmbeddedServer(uvicorn.Server):
@@ -126,12 +148,14 @@ class EmbeddingsPort:
         else:  # counted once its body is in: a stalled upload holds no slot
             self._in_flight += 1
             try:
-                response = await answer_embeddings(
-                    parsed, self.encode_timed, self.request_timeout_s
+                response = await _unless_disconnected(
+                    answer_embeddings(parsed, self.encode_timed, self.request_timeout_s),
+                    receive,
                 )
             finally:
                 self._in_flight -= 1
-            await response(scope, receive, send)
+            if response is not None:
+                await response(scope, receive, send)
 
     def start(self) -> None:
         """Bind the port and serve from the running event loop (call from the replica's

@@ -197,3 +197,37 @@ async def test_a_stalled_upload_gets_a_408_and_holds_no_request_slot(minilm, mon
         for _, writer in stalled:
             writer.close()
         await server.aclose()
+
+
+async def test_a_client_that_hangs_up_cancels_its_request(minilm):
+    port, cancelled = _free_port(), asyncio.Event()
+
+    async def slow(role: str, texts: Sequence[str]) -> tuple[np.ndarray, EncodeTimings]:
+        try:
+            await asyncio.sleep(30)  # a long queue ahead of this request
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        raise AssertionError("not cancelled")
+
+    server = EmbeddingsPort(ROLES, slow, "127.0.0.1", port, 4)
+    server.start()
+    try:
+        await _wait_serving(server)
+        body = b'{"input": "olaparib dose"}'
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            b"POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        await writer.drain()
+        await asyncio.sleep(0.3)
+        writer.close()  # hang up before the answer
+        await asyncio.wait_for(cancelled.wait(), 5)
+        for _ in range(100):
+            if server._in_flight == 0:
+                break
+            await asyncio.sleep(0.02)
+        assert server._in_flight == 0  # its slot is free again
+    finally:
+        await server.aclose()

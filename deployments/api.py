@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
+from deployments.body_limit import BodyLimitMiddleware
 from deployments.ui import mount_ui
 from pipeline.errors import BiomedSearchError, InvalidRequest, Overloaded
 from pipeline.image_types import IMAGE_TYPES
@@ -23,6 +24,23 @@ from pipeline.schema import SearchRequest, SearchResponse
 __all__ = ["IMAGE_TYPES", "create_app"]
 
 logger = logging.getLogger(__name__)
+
+#: Room for the multipart framing and form fields around an uploaded image (bytes).
+MULTIPART_ROOM = 64 * 1024
+
+
+def _body_limit(scope: Any) -> int | None:
+    """The body cap of a request: ``serve.max_request_bytes``, or for an image search
+    ``serve.max_image_bytes`` plus :data:`MULTIPART_ROOM`; None before a service is
+    attached."""
+    found = getattr(scope["app"].state, "service", None)
+    if found is None:
+        return None
+    settings = found.config.serve
+    if scope["path"] == "/v1/search/image":
+        return settings.max_image_bytes + MULTIPART_ROOM
+    return settings.max_request_bytes
+
 
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
 
@@ -165,4 +183,6 @@ def create_app() -> FastAPI:
         return JSONResponse(status_code=200 if report["ready"] else 503, content=report)
 
     mount_ui(app)  # the retrieval-testing page: GET / and /ui/* only
+    # innermost of the middlewares: the request metrics (added by the ingress) see its 413
+    app.add_middleware(BodyLimitMiddleware, limit_for=_body_limit)
     return app

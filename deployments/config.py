@@ -116,6 +116,9 @@ class ServeSettings(_Settings):
     #: Retry-After (s) on the fast 503 an overloaded ingress answers (Ray backpressure).
     retry_after_s: float = Field(1.0, ge=0)
     max_image_bytes: int = Field(10 * 1024 * 1024, ge=1)
+    #: Largest JSON request body (bytes) on the search ingress; past it a 413 naming
+    #: ``body`` before the body is parsed (an image search: ``max_image_bytes`` + 64 KiB).
+    max_request_bytes: int = Field(1024 * 1024, ge=1024)
     #: Route of the lean embeddings application (``build_embeddings_application``: the
     #: text encoder answering HTTP itself), e.g. ``/v1/embeddings``; None: not deployed.
     #: Must end in ``/embeddings`` so it cannot shadow the search app's routes.

@@ -247,6 +247,41 @@ async def test_image_upload_checks(client):
     assert good.status_code == 200, good.text
 
 
+async def test_bodies_past_the_cap_are_413_before_they_are_parsed(client):
+    limit = 1024 * 1024  # serve.max_request_bytes' default
+    padded = {"query": "Tagrisso", "tags": ["x" * 1000] * (limit // 1000)}
+    declared = await client.post("/v1/search", headers=auth(), json=padded)
+    assert declared.status_code == 413
+    assert declared.json()["fields"][0]["field"] == "body"
+
+    class Chunked:  # no Content-Length: the cap holds while the body streams in
+        def __init__(self) -> None:
+            parts = [b'{"query": "Tagrisso", "tags": ["', *[b"x" * 65536] * (limit // 65536 + 1)]
+            self.parts = iter([*parts, b'"]}'])
+
+        def __aiter__(self) -> Chunked:
+            return self
+
+        async def __anext__(self) -> bytes:
+            try:
+                return next(self.parts)
+            except StopIteration:
+                raise StopAsyncIteration from None
+
+    streamed = await client.post(
+        "/v1/search", headers={**auth(), "content-type": "application/json"}, content=Chunked()
+    )
+    assert streamed.status_code == 413 and streamed.json()["error"] == "payload_too_large"
+    image = await client.post(  # the image route's cap: max_image_bytes (4096) + 64 KiB
+        "/v1/search/image",
+        headers=auth(),
+        files={"image": ("x.png", PNG + b"\0" * (70 * 1024), "image/png")},
+    )
+    assert image.status_code == 413
+    fine = await client.post("/v1/search", headers=auth(), json={"query": "Tagrisso"})
+    assert fine.status_code == 200  # the service answers on after refusing
+
+
 async def test_openapi_and_probes(client):
     schema = (await client.get("/openapi.json")).json()
     assert "/v1/search" in schema["paths"]
@@ -343,4 +378,3 @@ async def test_hypothesis_request_model_bodies_never_5xx(client, body):
     if response.status_code == 422:
         fields = response.json()["fields"]
         assert fields and all(item["field"] for item in fields), response.text[:300]
-

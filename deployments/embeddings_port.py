@@ -83,12 +83,12 @@ async def _unless_disconnected(
     watcher = asyncio.ensure_future(receive())
     try:
         await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
-        if not task.done():
+        if not task.done() and watcher.result().get("type") == "http.disconnect":
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
             return None
-        return task.result()
+        return await task
     finally:
         watcher.cancel()
         task.cancel()  # this coroutine itself cancelled (shutdown): the answer goes too

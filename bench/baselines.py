@@ -111,6 +111,9 @@ class BaselineSettings:
     concurrencies: tuple[int, ...] = (1, 4, 16, 64)
     compare_concurrencies: tuple[int, ...] = (1, 16)
     rates: tuple[float, ...] = ()
+    #: the /v1/search variants to run (names from run_service_variants), each freshly deployed
+    service_variants: tuple[str, ...] = ("batching on", "batching off", "per-request batches",
+                                         "sequential plans")
     requests: int = 64
     duration_s: float = 240.0
     warmup: int = 2
@@ -369,12 +372,14 @@ def run_service_variants(settings: BaselineSettings, endpoints: StoreEndpoints,
     one request's pairs per scorer call, and sequential plans."""
     from ray import serve
 
-    variants: list[tuple[str, dict[str, Any] | None, tuple[int, ...], tuple[float, ...]]] = [
+    every = [
         ("batching on", None, settings.concurrencies, settings.rates),
         ("batching off", BATCHING_OFF, settings.compare_concurrencies, ()),
         ("per-request batches", PER_REQUEST_BATCHES, settings.compare_concurrencies, ()),
         ("sequential plans", SEQUENTIAL_PLANS, settings.compare_concurrencies, ()),
     ]
+    variants: list[tuple[str, dict[str, Any] | None, tuple[int, ...], tuple[float, ...]]] = [
+        variant for variant in every if variant[0] in settings.service_variants]
     results: dict[str, Any] = {}
     url = serve_url.rstrip("/") + settings.route_prefix.rstrip("/")
     try:
@@ -554,10 +559,12 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
 
 
 def quick(settings: BaselineSettings) -> BaselineSettings:
-    """Tiny bounds: a smoke run that only shows the steps work."""
+    """Tiny bounds: a smoke run that only shows the steps work (two /v1/search variants,
+    batching on and off: the others are the same loop over another configuration)."""
     return replace(settings, concurrencies=(1, 2), compare_concurrencies=(1, 2), requests=3,
                    duration_s=60.0, warmup=1, encoder_concurrencies=(1, 2), encoder_calls=8,
-                   scorer_calls=2, served_threads=(None,))
+                   scorer_calls=2, served_threads=(None,),
+                   service_variants=("batching on", "batching off"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

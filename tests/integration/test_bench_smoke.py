@@ -157,12 +157,7 @@ def test_baselines_quick_run_writes_every_table(
     paths = write_outputs(report, tmp_path)
 
     assert [lv["concurrency"] for lv in report["in_process"]] == [1, 2]
-    assert set(report["service"]) == {
-        "batching on",
-        "batching off",
-        "per-request batches",
-        "sequential plans",
-    }
+    assert set(report["service"]) == {"batching on", "batching off"}  # quick()'s two
     off = report["service"]["batching off"]["levels"][0]["batches"]
     assert set(off["Encoder-pubmedbert"]["items_histogram"]) == {1}
     assert {row["deployment"] for row in report["encoders"]} == {

@@ -37,7 +37,7 @@ def _body_limit(scope: Any) -> int | None:
     if found is None:
         return None
     settings = found.config.serve
-    if scope["path"] == "/v1/search/image":
+    if scope["path"].rstrip("/").endswith("/v1/search/image"):  # under any route prefix
         return settings.max_image_bytes + MULTIPART_ROOM
     return settings.max_request_bytes
 

@@ -77,8 +77,10 @@ def _start_replicas(settings: DeploymentSettings) -> int:
     """Replicas a deployment starts with: ``num_replicas``, or under autoscaling its
     ``initial_replicas`` / ``min_replicas`` (Serve's default 1)."""
     scaling = settings.autoscaling_config
+    if settings.num_replicas == "auto" and not scaling:
+        return 1  # Serve's "auto" autoscales from its default min_replicas, 1
     if not scaling:
-        return settings.num_replicas
+        return int(settings.num_replicas)
     return int(scaling.get("initial_replicas") or scaling.get("min_replicas", 1) or 0)
 
 

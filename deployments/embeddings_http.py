@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import orjson
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 __all__ = [
@@ -200,9 +200,9 @@ async def read_embeddings_request(
     """Read and check one request to an encoder replica: ``POST`` to a path ending in
     ``/embeddings``. ``roles`` maps each role served to its output width (the first is
     the default ``model``). Returns the request, or the error answer: 404 for another
-    path, 405 for another method, 408 for a body not received within
-    :data:`BODY_TIMEOUT_S`, 413 for a body over :data:`MAX_BODY_BYTES`, 422 naming the
-    field for a bad body."""
+    path, 405 for another method, 400 for a client gone mid-upload, 408 for a body not
+    received within :data:`BODY_TIMEOUT_S`, 413 for a body over :data:`MAX_BODY_BYTES`,
+    422 naming the field for a bad body."""
     if not request.url.path.rstrip("/").endswith("/embeddings"):
         return _json(404, {"error": "not_found", "message": "POST .../embeddings"})
     if request.method != "POST":
@@ -215,6 +215,8 @@ async def read_embeddings_request(
         raw = await asyncio.wait_for(_read_body(request, MAX_BODY_BYTES), BODY_TIMEOUT_S)
     except TimeoutError:
         return _invalid("body", f"not received within {BODY_TIMEOUT_S:g} s", status=408)
+    except ClientDisconnect:  # gone mid-upload: an answer nobody reads, not a 500
+        return _invalid("body", "the client disconnected before sending it all", status=400)
     if raw is None:
         return _invalid("body", f"larger than {MAX_BODY_BYTES} bytes", status=413)
     return _parse(raw, roles)

@@ -203,9 +203,9 @@ def serve(
     # SIGTERM exits without running the finally below, leaving the stores running)
     signal.signal(signal.SIGTERM, _interrupt)
     servers = EmbeddedServers(config)
-    endpoints = servers.start()
-    print(f"stores: milvus {endpoints.milvus_uri}, postgres ready", flush=True)
     try:
+        endpoints = servers.start()  # inside: a signal while one store starts stops both
+        print(f"stores: milvus {endpoints.milvus_uri}, postgres ready", flush=True)
         if demo is not False:
             report = asyncio.run(ensure_demo_corpus(config, endpoints, demo))
             if report is not None:

@@ -263,3 +263,24 @@ def test_replicas_that_cannot_fit_the_cpus_are_refused_before_deploying(tmp_path
         check_cpu_demand(crowded, 2.0)
     check_cpu_demand(crowded, 4.0)  # fits: no error
     check_cpu_demand(load_config("default", data_dir=tmp_path), 2.0)  # the shipped default fits
+    # num_replicas "auto": Serve starts one replica and autoscales from there
+    auto = load_config(
+        "default", data_dir=tmp_path, overrides={"serve": {"encoder": {"num_replicas": "auto"}}}
+    )
+    from deployments.app import cpu_demand
+
+    assert cpu_demand(auto)["Encoder-pubmedbert"] == auto.serve.encoder.num_cpus
+
+
+def test_the_image_route_keeps_its_cap_under_a_route_prefix(tmp_path):
+    from types import SimpleNamespace
+
+    from deployments.api import MULTIPART_ROOM, _body_limit
+    from deployments.config import load_config
+
+    config = load_config("default", data_dir=tmp_path)
+    app = SimpleNamespace(state=SimpleNamespace(service=SimpleNamespace(config=config)))
+    image = config.serve.max_image_bytes + MULTIPART_ROOM
+    for path in ("/v1/search/image", "/bench-base/v1/search/image"):
+        assert _body_limit({"app": app, "path": path}) == image
+    assert _body_limit({"app": app, "path": "/v1/search"}) == config.serve.max_request_bytes

@@ -24,7 +24,7 @@ from deployments.cross_encoder import CrossEncoderDeployment
 from deployments.encoder import EncoderDeployment
 from deployments.image_encoder import ImageEncoderDeployment
 from deployments.ingress import SearchIngress
-from deployments.roles import CROSS_ENCODER_ROLE, model_deployments
+from deployments.roles import CROSS_ENCODER_ROLE, ModelDeployment, model_deployments
 from deployments.stores import EmbeddedServers, StoreEndpoints
 
 __all__ = [
@@ -96,9 +96,25 @@ def cpu_demand(config: AppConfig) -> dict[str, float]:
         demand[deployment.name] = _start_replicas(settings) * settings.num_cpus
     if config.serve.embeddings_route:
         settings = config.serve.encoder
-        first = next(d for d in model_deployments(config) if d.kind == "encoder")
-        demand[f"Embeddings-{first.roles[0]}"] = _start_replicas(settings) * settings.num_cpus
+        name = _embeddings_name(_embeddings_source(config))
+        demand[name] = _start_replicas(settings) * settings.num_cpus
     return demand
+
+
+def _embeddings_source(config: AppConfig) -> ModelDeployment:
+    """The text encoder deployment the embeddings application serves: the profile's first.
+
+    Raises:
+        ValueError: the profile has no text encoder deployment.
+    """
+    encoders = [d for d in model_deployments(config) if d.kind == "encoder"]
+    if not encoders:
+        raise ValueError("no text encoder deployment in this profile to serve embeddings")
+    return encoders[0]
+
+
+def _embeddings_name(source: ModelDeployment) -> str:
+    return f"Embeddings-{source.roles[0]}"
 
 
 def build_application(
@@ -158,10 +174,7 @@ def build_embeddings_application(config: AppConfig) -> Application:
     Raises:
         ValueError: the profile has no text encoder deployment.
     """
-    encoders = [d for d in model_deployments(config) if d.kind == "encoder"]
-    if not encoders:
-        raise ValueError("no text encoder deployment in this profile to serve embeddings")
-    first = encoders[0]
+    first = _embeddings_source(config)
     settings = config.serve.encoder
     # the port keeps the Serve path's bounds: ongoing + queued, none for an unbounded queue
     port_bound = (
@@ -170,7 +183,7 @@ def build_embeddings_application(config: AppConfig) -> Application:
         else settings.max_ongoing_requests + settings.max_queued_requests
     )
     return EncoderDeployment.options(
-        name=f"Embeddings-{first.roles[0]}",
+        name=_embeddings_name(first),
         **deployment_options(config.serve.encoder),
         # an overloaded replica answers as the search ingress does: 503 + Retry-After
         backpressure_config={"status_code": 503, "retry_after_s": config.serve.retry_after_s},

@@ -35,7 +35,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -63,6 +63,9 @@ from bench.queries import (
 from bench.tables import targets, write_outputs
 from deployments.config import AppConfig, load_config
 from deployments.stores import EmbeddedServers, StoreEndpoints
+
+if TYPE_CHECKING:  # bench.served imports ray
+    from bench.served import RateResult
 
 __all__ = [
     "STEPS",
@@ -231,6 +234,13 @@ def _peer_engines(settings: BaselineSettings) -> list[tuple[str, Path]]:
     return engines
 
 
+def _client_cpu_ms(result: RateResult) -> float | None:
+    """The load generator's CPU ms per request (it shares the cores with the server)."""
+    if result.client_cpu_s is None or not result.calls:
+        return None
+    return result.client_cpu_s * 1000.0 / result.calls
+
+
 def run_infinity(settings: BaselineSettings) -> dict[str, Any]:
     """infinity-emb on the same MiniLM weights, with each engine it has here: texts/s per
     concurrency over HTTP, or the reason it could not run."""
@@ -251,7 +261,8 @@ def run_infinity(settings: BaselineSettings) -> dict[str, Any]:
                                                              server.model))
                     rows.append({"engine": label, "concurrency": concurrency,
                                  "texts_per_s": result.rate, "texts": result.items,
-                                 "failures": result.failures})
+                                 "failures": result.failures,
+                                 "client_cpu_ms": _client_cpu_ms(result)})
                     _progress(f"infinity-emb {label} c={concurrency}", rows[-1])
         except (FileNotFoundError, RuntimeError, OSError) as error:
             rows.append({"engine": label, "skipped": f"{type(error).__name__}: {error}"[-600:]})
@@ -328,6 +339,7 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
                                       "concurrency": concurrency,
                                       "texts_per_s": result.rate, "texts": result.items,
                                       "failures": result.failures,
+                                      "client_cpu_ms": _client_cpu_ms(result),
                                       "p50_ms": float(np.percentile(client_ms, 50)),
                                       "p99_ms": float(np.percentile(client_ms, 99)),
                                       "hops_ms": hop_table(samples)})

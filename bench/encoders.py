@@ -306,11 +306,15 @@ def _warm_up(kind: str, role: str) -> Any:
     return EncodeRequest(role, ("CCO" if "molformer" in role else "warm-up query",))
 
 
-def in_process_limit(models: Any, kind: str, work: Sequence[Any], batch_items: int
-                     ) -> tuple[int, float]:
+def in_process_limit(models: Any, kind: str, work: Sequence[Any], batch_items: int,
+                     repeats: int = 3) -> tuple[int, float]:
     """Items and seconds for ``work`` run by the replica's own batch function
     (``encode_batch`` / ``score_batch``) in full batches of up to ``batch_items`` items,
-    in this process, after one untimed warm-up call on inputs of its own."""
+    in this process, after one untimed warm-up call on inputs of its own. The work runs
+    ``repeats`` times and the fastest counts: a limit is a ceiling, and on a shared
+    machine one run of it varied from 634 to 926 texts/s (int8 MiniLM, runs 4 and 5).
+    A scorer runs once: the stored-vector scorer caches document embeddings, so only its
+    first run is cold."""
     from deployments.batching import encode_batch, items_in, score_batch
 
     run = (lambda batch: score_batch(models, batch)) if kind == "cross-encoder" else (
@@ -321,10 +325,13 @@ def in_process_limit(models: Any, kind: str, work: Sequence[Any], batch_items: i
             batches.append([])
         batches[-1].append(request)
     run([_warm_up(kind, getattr(work[0], "role", ""))])
-    start = time.perf_counter()
-    for batch in batches:
-        run(batch)
-    return items_in(work), time.perf_counter() - start
+    fastest = float("inf")
+    for _ in range(1 if kind == "cross-encoder" else max(1, repeats)):
+        start = time.perf_counter()
+        for batch in batches:
+            run(batch)
+        fastest = min(fastest, time.perf_counter() - start)
+    return items_in(work), fastest
 
 
 def _served_threads(config: AppConfig, name: str) -> str:

@@ -12,14 +12,13 @@ local folder.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import subprocess
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import AsyncExitStack, contextmanager, suppress
-from dataclasses import dataclass
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -165,39 +164,42 @@ async def http_embedding_rate(
     """texts/s of ``POST <url>/embeddings`` at ``concurrency`` callers, each request
     carrying ``texts_per_request`` of ``texts`` (all of them sent once, bounded by
     ``duration_s``). A response must hold one embedding per input text. ``samples``, when
-    given, receives each timed request's ``(client ms, Server-Timing header or "")``.
+    given, receives each timed request's ``(client ms, Server-Timing header or "")``. The
+    result's ``client_cpu_s`` is this process's CPU time (s) over the timed calls.
 
-    Each caller has its own keep-alive connection (an ``httpx.AsyncClient`` with a pool of
-    one): with one shared pool of 32 connections the client itself was the limit (py-spy,
-    2026-12-01: a full core, a third of its samples in httpcore's idle-connection scans,
-    which grow with the pool), so it measured the client, not the server."""
-    requests = [list(texts[i:i + texts_per_request])
+    The client is aiohttp (C HTTP parser) with orjson, keep-alive connections, one per
+    caller: the load generator shares the cores with the server it measures, so its own
+    cost is part of every figure. httpx spent 1.5-1.8 ms of CPU a request here, aiohttp
+    0.3 ms (2026-12-01, c=32, one text per request; ``bench/README.md``)."""
+    import aiohttp
+    import orjson
+
+    requests = [orjson.dumps({"model": model, "input": list(texts[i:i + texts_per_request])})
                 for i in range(0, len(texts), texts_per_request)]
-    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-    async with AsyncExitStack() as stack:
-        free: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
-        for _ in range(concurrency):
-            free.put_nowait(await stack.enter_async_context(
-                httpx.AsyncClient(timeout=timeout_s, limits=limits)))
+    counts = [min(texts_per_request, len(texts) - i)
+              for i in range(0, len(texts), texts_per_request)]
+    headers = {"Content-Type": "application/json"}
+    connector = aiohttp.TCPConnector(limit=concurrency, force_close=False)
+    async with aiohttp.ClientSession(
+        connector=connector, timeout=aiohttp.ClientTimeout(total=timeout_s)
+    ) as session:
 
         async def call(index: int) -> int:
-            batch = requests[index]
-            client = await free.get()
-            try:
-                start = time.perf_counter()
-                response = await client.post(f"{url}/embeddings",
-                                             json={"model": model, "input": batch})
+            start = time.perf_counter()
+            async with session.post(f"{url}/embeddings", data=requests[index],
+                                    headers=headers) as response:
                 response.raise_for_status()
-                if len(response.json()["data"]) != len(batch):
-                    raise ValueError("wrong number of embeddings")
-                if samples is not None:
-                    samples.append(((time.perf_counter() - start) * 1000,
-                                    response.headers.get("server-timing", "")))
-            finally:
-                free.put_nowait(client)
-            return len(batch)
+                answer = orjson.loads(await response.read())
+                timing = response.headers.get("server-timing", "")
+            if len(answer["data"]) != counts[index]:
+                raise ValueError("wrong number of embeddings")
+            if samples is not None:
+                samples.append(((time.perf_counter() - start) * 1000, timing))
+            return counts[index]
 
         await call(0)  # warm-up (connection, first forward pass), not timed
         if samples is not None:
             samples.clear()
-        return await drive(call, concurrency, len(requests), duration_s)
+        cpu_start = time.process_time()
+        result = await drive(call, concurrency, len(requests), duration_s)
+        return replace(result, client_cpu_s=time.process_time() - cpu_start)

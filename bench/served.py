@@ -62,13 +62,15 @@ class ModelApp:
 @dataclass(frozen=True)
 class RateResult:
     """``items`` inputs answered in ``seconds`` by ``calls`` calls at ``concurrency``
-    callers, with the failures counted apart."""
+    callers, with the failures counted apart; ``client_cpu_s``, where measured, the
+    calling process's CPU seconds over those calls."""
 
     concurrency: int
     calls: int
     items: int
     seconds: float
     failures: int
+    client_cpu_s: float | None = None
 
     @property
     def rate(self) -> float:

@@ -145,20 +145,22 @@ def _infinity_table(report: Mapping[str, Any]) -> list[str]:
     lines += ["'ours / infinity' divides by infinity-emb's best engine at that concurrency. "
               "Hop columns: median ms per request (client: as the client saw it; outside: "
               "client minus the outermost server figure = proxy + HTTP stack + client; "
+              "client CPU ms: the load generator's own CPU per request, on the same cores; "
               "front_parse / handle: the front deployment's body parse and its handle call; "
               "queue / forward / replica: in the encoder replica, from Server-Timing).", "",
               "| server | setting | path | concurrency | texts/s | ours / infinity | "
-              "client p99 | " + " | ".join(HOP_COLUMNS) + " |",
-              "|---|---|---|---|---|---|---|" + "---|" * len(HOP_COLUMNS)]
+              "client p99 | client CPU ms | " + " | ".join(HOP_COLUMNS) + " |",
+              "|---|---|---|---|---|---|---|---|" + "---|" * len(HOP_COLUMNS)]
     blank = " | ".join("" for _ in HOP_COLUMNS)
     for row in infinity.get("rows", []):
         if "skipped" in row:
             lines.append(f"| infinity-emb 0.0.78 | {row['engine']} | not run: "
-                         f"{row['skipped'][-120:]} | | | | | {blank} |")
+                         f"{row['skipped'][-120:]} | | | | | | {blank} |")
             continue
         lines.append(f"| infinity-emb 0.0.78 | {row['engine']}, batch "
                      f"{infinity.get('batch_size')} | its FastAPI | {row['concurrency']} | "
-                     f"{_number(row['texts_per_s'])} | | | {blank} |")
+                     f"{_number(row['texts_per_s'])} | | | "
+                     f"{_number(row.get('client_cpu_ms'), 2)} | {blank} |")
     for row in ours:
         peer = best.get(row["concurrency"])
         ratio = row["texts_per_s"] / peer[1] if peer else None
@@ -167,7 +169,8 @@ def _infinity_table(report: Mapping[str, Any]) -> list[str]:
                            for name in HOP_COLUMNS)
         lines.append(f"| ours (Serve) | {row['setting']} | {row.get('path', 'front + handle')}"
                      f" | {row['concurrency']} | {_number(row['texts_per_s'])} | "
-                     f"{_number(ratio, 2)} | {_number(row.get('p99_ms'))} | {cells} |")
+                     f"{_number(ratio, 2)} | {_number(row.get('p99_ms'))} | "
+                     f"{_number(row.get('client_cpu_ms'), 2)} | {cells} |")
     return [*lines, ""]
 
 

@@ -203,7 +203,7 @@ async def read_embeddings_request(
     path, 405 for another method, 400 for a client gone mid-upload, 408 for a body not
     received within :data:`BODY_TIMEOUT_S`, 413 for a body over :data:`MAX_BODY_BYTES`,
     422 naming the field for a bad body."""
-    if not request.url.path.rstrip("/").endswith("/embeddings"):
+    if not request.scope["path"].rstrip("/").endswith("/embeddings"):
         return _json(404, {"error": "not_found", "message": "POST .../embeddings"})
     if request.method != "POST":
         return _json(
@@ -211,8 +211,9 @@ async def read_embeddings_request(
             {"error": "method_not_allowed", "message": "POST .../embeddings"},
             {"Allow": "POST"},
         )
-    try:
-        raw = await asyncio.wait_for(_read_body(request, MAX_BODY_BYTES), BODY_TIMEOUT_S)
+    try:  # asyncio.timeout, not wait_for: no task a request (this runs for every one)
+        async with asyncio.timeout(BODY_TIMEOUT_S):
+            raw = await _read_body(request, MAX_BODY_BYTES)
     except TimeoutError:
         return _invalid("body", f"not received within {BODY_TIMEOUT_S:g} s", status=408)
     except ClientDisconnect:  # gone mid-upload: an answer nobody reads, not a 500
@@ -232,9 +233,8 @@ async def answer_embeddings(
     seconds (None: no deadline; the request's texts leave the batcher's queue, a
     forward pass already running finishes)."""
     try:
-        vectors, timings = await asyncio.wait_for(
-            encode_timed(parsed.role, parsed.texts), timeout_s
-        )
+        async with asyncio.timeout(timeout_s):
+            vectors, timings = await encode_timed(parsed.role, parsed.texts)
     except TimeoutError:
         assert timeout_s is not None
         return deadline_exceeded(timeout_s)

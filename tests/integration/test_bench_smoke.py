@@ -175,6 +175,7 @@ def test_baselines_quick_run_writes_every_table(
     ]
     for row in http_rows:  # the replica's Server-Timing reached the client on both paths
         assert row["failures"] == 0 and row["texts_per_s"] > 0
+        assert row["client_cpu_ms"] > 0  # the load generator's own cost is reported
         assert {"client", "queue", "forward", "replica"} <= set(row["hops_ms"])
         assert row["hops_ms"]["forward"] <= row["hops_ms"]["replica"] <= row["hops_ms"]["client"]
     assert "handle" in http_rows[0]["hops_ms"] and "handle" not in http_rows[2]["hops_ms"]

@@ -131,6 +131,9 @@ class BaselineSettings:
     embeddings_port: int | None = None
     encoder_replicas: tuple[int | None, ...] = (None,)
     encoder_batching_off: tuple[int, ...] = ()
+    #: models.runtime -> serve.encoder.batch_wait_timeout_s for that runtime's variants
+    #: (absent: the profile's)
+    encoder_batch_wait_s: dict[str, float] = field(default_factory=dict)
     infinity_port: int = 7997
     ray_cpus: int = 4
     route_prefix: str = "/"
@@ -297,11 +300,15 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
                                   for name in ("encoder", "cross_encoder")}
         if replicas:
             overrides["serve"].setdefault("encoder", {})["num_replicas"] = replicas
+        wait_s = settings.encoder_batch_wait_s.get(runtime)
+        if wait_s is not None:
+            overrides["serve"].setdefault("encoder", {})["batch_wait_timeout_s"] = wait_s
         if settings.embeddings_port:  # the direct app's replicas also answer on this port
             overrides["serve"] |= {"embeddings_route": "/v1/embeddings",
                                    "embeddings_port": settings.embeddings_port}
         label = (f"{runtime}, " + (f"{replicas} replicas x " if replicas else "")
-                 + (f"{threads} intra-op threads" if threads else "profile threads"))
+                 + (f"{threads} intra-op threads" if threads else "profile threads")
+                 + (f", batch wait {wait_s * 1000:g} ms" if wait_s is not None else ""))
         served = ServedSettings(
             config=_config(settings, overrides),
             queries=tuple(texts),
@@ -510,6 +517,18 @@ def run_baselines(settings: BaselineSettings, endpoints: StoreEndpoints,
     return report
 
 
+def _runtime_seconds(text: str) -> tuple[str, float]:
+    """``RUNTIME=S`` -> (runtime, seconds >= 0), for ``--encoder-batch-wait``."""
+    runtime, _, value = text.partition("=")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if runtime not in ("torch", "onnx", "onnx-int8") or not seconds >= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: RUNTIME=SECONDS, e.g. onnx-int8=0")
+    return runtime, seconds
+
+
 def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=BaselineSettings.data_dir)
@@ -543,6 +562,10 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
     parser.add_argument("--encoder-batching-off", type=int, nargs="*", default=[],
                         help="concurrencies at which to measure the leanest HTTP path again "
                         "with serve.encoder.max_batch_size 1 (batching off)")
+    parser.add_argument("--encoder-batch-wait", nargs="*", default=[], metavar="RUNTIME=S",
+                        type=_runtime_seconds,
+                        help="serve.encoder.batch_wait_timeout_s per runtime, e.g. "
+                        "onnx-int8=0 torch=0.005 (default: the profile's)")
     parser.add_argument("--infinity-engines", nargs="+", default=["torch"],
                         help="peer engines: torch, optimum:FOLDER (bench/README.md)")
     parser.add_argument("--infinity-python", type=Path, default=None,
@@ -565,6 +588,7 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
         embeddings_port=args.embeddings_port,
         encoder_replicas=tuple(r or None for r in args.encoder_replicas),
         encoder_batching_off=tuple(args.encoder_batching_off),
+        encoder_batch_wait_s=dict(args.encoder_batch_wait),
         infinity_python=args.infinity_python, ray_cpus=args.ray_cpus, out_dir=args.out,
     )
     return quick(settings) if args.quick else settings

@@ -139,6 +139,14 @@ def test_bench_rejects_a_url_given_twice(smoke_app):
         load.parse_arguments([smoke_app, "--url", "http://127.0.0.1:1"])
 
 
+def test_baselines_batch_wait_is_given_per_runtime():
+    settings = baselines._arguments(["--encoder-batch-wait", "onnx-int8=0", "torch=0.005"])
+    assert settings.encoder_batch_wait_s == {"onnx-int8": 0.0, "torch": 0.005}
+    for bad in ("int8=0", "torch=-1", "torch=soon", "torch"):
+        with pytest.raises(SystemExit):
+            baselines._arguments(["--encoder-batch-wait", bad])
+
+
 def test_baselines_quick_run_writes_every_table(
     serve_cluster, endpoints, data_dir, smoke_config, corpus, tmp_path
 ):
@@ -150,6 +158,7 @@ def test_baselines_quick_run_writes_every_table(
             route_prefix="/bench-base",
             steps=("in-process", "encoders", "service"),
             requests=2,
+            encoder_batch_wait_s={"torch": 0.0},
         )
     )
 
@@ -166,6 +175,7 @@ def test_baselines_quick_run_writes_every_table(
         "CrossEncoder",
     }
     assert all(row["served_rate"] > 0 and row["limit_rate"] > 0 for row in report["encoders"])
+    assert all("batch wait 0 ms" in row["label"] for row in report["encoders"])
     http_rows = report["infinity"]["ours_over_http"]
     assert [(row["path"], row["concurrency"]) for row in http_rows] == [
         ("front + handle", 1),

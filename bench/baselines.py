@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import math
 import os
 import sys
 import threading
@@ -98,6 +99,10 @@ NOTES = [
     "one pair per forward pass); 'per-request batches' keeps one request's pairs (32) "
     "per scorer forward pass but never combines requests.",
 ]
+
+
+#: ``models.runtime`` values the model deployments can be measured with.
+RUNTIMES = ("torch", "onnx", "onnx-int8")
 
 
 @dataclass(frozen=True)
@@ -238,10 +243,12 @@ def _peer_engines(settings: BaselineSettings) -> list[tuple[str, Path]]:
 
 
 def _client_cpu_ms(result: RateResult) -> float | None:
-    """The load generator's CPU ms per request (it shares the cores with the server)."""
-    if result.client_cpu_s is None or not result.calls:
+    """The benchmark process's CPU ms per request sent (the load generator, and on our
+    rows the Ray driver's threads too; it shares the cores with the server)."""
+    sent = result.calls + result.failures
+    if result.client_cpu_s is None or not sent:
         return None
-    return result.client_cpu_s * 1000.0 / result.calls
+    return result.client_cpu_s * 1000.0 / sent
 
 
 def run_infinity(settings: BaselineSettings) -> dict[str, Any]:
@@ -524,7 +531,7 @@ def _runtime_seconds(text: str) -> tuple[str, float]:
         seconds = float(value)
     except ValueError:
         seconds = -1.0
-    if runtime not in ("torch", "onnx", "onnx-int8") or not seconds >= 0:
+    if runtime not in RUNTIMES or not (math.isfinite(seconds) and seconds >= 0):
         raise argparse.ArgumentTypeError(f"{text!r}: RUNTIME=SECONDS, e.g. onnx-int8=0")
     return runtime, seconds
 
@@ -550,7 +557,7 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
                         help="intra-op threads per model replica (serve.<kind>."
                         "intra_op_threads) variants; 0 = the profile's")
     parser.add_argument("--runtimes", nargs="+", default=["torch"],
-                        choices=["torch", "onnx", "onnx-int8"],
+                        choices=list(RUNTIMES),
                         help="models.runtime variants of the model deployments")
     parser.add_argument("--serve-throughput-optimized", action="store_true",
                         help="RAY_SERVE_THROUGHPUT_OPTIMIZED=1 (direct ingress to replicas)")

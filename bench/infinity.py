@@ -165,7 +165,8 @@ async def http_embedding_rate(
     carrying ``texts_per_request`` of ``texts`` (all of them sent once, bounded by
     ``duration_s``). A response must hold one embedding per input text. ``samples``, when
     given, receives each timed request's ``(client ms, Server-Timing header or "")``. The
-    result's ``client_cpu_s`` is this process's CPU time (s) over the timed calls.
+    result's ``client_cpu_s`` is this process's CPU time (s) over the timed calls (all its
+    threads). ``timeout_s`` bounds each whole request (aiohttp's ``total``).
 
     The client is aiohttp (C HTTP parser) with orjson, keep-alive connections, one per
     caller: the load generator shares the cores with the server it measures, so its own

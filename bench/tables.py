@@ -145,7 +145,8 @@ def _infinity_table(report: Mapping[str, Any]) -> list[str]:
     lines += ["'ours / infinity' divides by infinity-emb's best engine at that concurrency. "
               "Hop columns: median ms per request (client: as the client saw it; outside: "
               "client minus the outermost server figure = proxy + HTTP stack + client; "
-              "client CPU ms: the load generator's own CPU per request, on the same cores; "
+              "client CPU ms: the benchmark process's CPU per request (the load generator; on our "
+              "rows also the Ray driver's threads), on the same cores; "
               "front_parse / handle: the front deployment's body parse and its handle call; "
               "queue / forward / replica: in the encoder replica, from Server-Timing).", "",
               "| server | setting | path | concurrency | texts/s | ours / infinity | "

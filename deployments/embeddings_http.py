@@ -211,7 +211,7 @@ async def read_embeddings_request(
             {"error": "method_not_allowed", "message": "POST .../embeddings"},
             {"Allow": "POST"},
         )
-    try:  # asyncio.timeout, not wait_for: no task a request (this runs for every one)
+    try:  # asyncio.timeout: on Python 3.11 wait_for makes a task, this does not
         async with asyncio.timeout(BODY_TIMEOUT_S):
             raw = await _read_body(request, MAX_BODY_BYTES)
     except TimeoutError:

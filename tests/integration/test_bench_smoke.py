@@ -142,7 +142,7 @@ def test_bench_rejects_a_url_given_twice(smoke_app):
 def test_baselines_batch_wait_is_given_per_runtime():
     settings = baselines._arguments(["--encoder-batch-wait", "onnx-int8=0", "torch=0.005"])
     assert settings.encoder_batch_wait_s == {"onnx-int8": 0.0, "torch": 0.005}
-    for bad in ("int8=0", "torch=-1", "torch=soon", "torch"):
+    for bad in ("int8=0", "torch=-1", "torch=inf", "torch=soon", "torch"):
         with pytest.raises(SystemExit):
             baselines._arguments(["--encoder-batch-wait", bad])
 

@@ -64,6 +64,7 @@ from bench.queries import (
 from bench.tables import targets, write_outputs
 from deployments.config import AppConfig, load_config
 from deployments.stores import EmbeddedServers, StoreEndpoints
+from models.specs import Runtime
 
 if TYPE_CHECKING:  # bench.served imports ray
     from bench.served import RateResult
@@ -102,7 +103,7 @@ NOTES = [
 
 
 #: ``models.runtime`` values the model deployments can be measured with.
-RUNTIMES = ("torch", "onnx", "onnx-int8")
+RUNTIMES = tuple(runtime.value for runtime in Runtime)
 
 
 @dataclass(frozen=True)

@@ -180,7 +180,7 @@ async def http_embedding_rate(
     counts = [min(texts_per_request, len(texts) - i)
               for i in range(0, len(texts), texts_per_request)]
     headers = {"Content-Type": "application/json"}
-    connector = aiohttp.TCPConnector(limit=concurrency, force_close=False)
+    connector = aiohttp.TCPConnector(limit=concurrency)
     async with aiohttp.ClientSession(
         connector=connector, timeout=aiohttp.ClientTimeout(total=timeout_s)
     ) as session:

@@ -81,11 +81,15 @@ __all__ = [
 ]
 
 STEPS = ("in-process", "infinity", "encoders", "service")
-BATCHING_OFF = {"serve": {"encoder": {"max_batch_size": 1},
+# batching off also sends one handle call per encode call (no merging at the ingress)
+BATCHING_OFF = {"serve": {"encoder": {"max_batch_size": 1, "caller_merge_items": None},
                           "cross_encoder": {"max_batch_size": 1}}}
-PER_REQUEST_BATCHES = {"serve": {"encoder": {"max_batch_size": 1},
+PER_REQUEST_BATCHES = {"serve": {"encoder": {"max_batch_size": 1, "caller_merge_items": None},
                                  "cross_encoder": {"max_batch_size": 32}}}
+CALLS_NOT_MERGED = {"serve": {"encoder": {"caller_merge_items": None}}}
 SEQUENTIAL_PLANS = {"pipeline": {"parallel_plans": False}}
+SERVICE_VARIANTS = ("batching on", "batching off", "per-request batches", "sequential plans",
+                    "calls not merged")
 NOTES = [
     "Every service variant is a fresh deployment (cold query-embedding cache in the "
     "ingress, cold document-embedding cache in the scorer replica) and sees the same query "
@@ -121,8 +125,7 @@ class BaselineSettings:
     compare_concurrencies: tuple[int, ...] = (1, 16)
     rates: tuple[float, ...] = ()
     #: the /v1/search variants to run (names from run_service_variants), each freshly deployed
-    service_variants: tuple[str, ...] = ("batching on", "batching off", "per-request batches",
-                                         "sequential plans")
+    service_variants: tuple[str, ...] = SERVICE_VARIANTS
     requests: int = 64
     duration_s: float = 240.0
     warmup: int = 2
@@ -404,6 +407,7 @@ def run_service_variants(settings: BaselineSettings, endpoints: StoreEndpoints,
         ("batching off", BATCHING_OFF, settings.compare_concurrencies, ()),
         ("per-request batches", PER_REQUEST_BATCHES, settings.compare_concurrencies, ()),
         ("sequential plans", SEQUENTIAL_PLANS, settings.compare_concurrencies, ()),
+        ("calls not merged", CALLS_NOT_MERGED, settings.compare_concurrencies, ()),
     ]
     variants: list[tuple[str, dict[str, Any] | None, tuple[int, ...], tuple[float, ...]]] = [
         variant for variant in every if variant[0] in settings.service_variants]
@@ -549,6 +553,9 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16, 64])
     parser.add_argument("--compare-concurrency", type=int, nargs="+", default=[1, 16])
     parser.add_argument("--rates", type=float, nargs="*", default=[])
+    parser.add_argument("--service-variants", nargs="+", choices=SERVICE_VARIANTS,
+                        default=list(SERVICE_VARIANTS),
+                        help="/v1/search variants of the service step, each deployed fresh")
     parser.add_argument("--requests", type=int, default=64, help="per load level")
     parser.add_argument("--duration", type=float, default=240.0, help="s per level (bound)")
     parser.add_argument("--encoder-concurrency", type=int, nargs="+", default=[1, 8, 32])
@@ -588,6 +595,7 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
         smiles=args.smiles, concurrencies=tuple(args.concurrency),
         compare_concurrencies=tuple(args.compare_concurrency), rates=tuple(args.rates),
         requests=args.requests, duration_s=args.duration,
+        service_variants=tuple(args.service_variants),
         encoder_concurrencies=tuple(args.encoder_concurrency),
         encoder_calls=args.encoder_calls, scorer_calls=args.scorer_calls,
         served_threads=tuple(t or None for t in args.served_threads),

@@ -47,6 +47,7 @@ from models.loader import load_cross_encoder, load_encoder
 from models.specs import ModelProfile
 
 if TYPE_CHECKING:
+    from deployments.call_coalescing import MergeSettings
     from deployments.config import AppConfig
 
 __all__ = [
@@ -269,6 +270,9 @@ class ServedRow:
     limit_threads: int
     served_threads: str
     mean_batch_items: float
+    #: how the caller reached the replica: one handle call per text (per scorer
+    #: request), or the ingress's merged calls (``deployments.call_coalescing``)
+    calls: str = "one per request"
 
     @property
     def ratio(self) -> float:
@@ -341,27 +345,44 @@ def _served_threads(config: AppConfig, name: str) -> str:
     return f"{settings.threads_for(config.models)} intra-op threads"
 
 
+def _call_paths(config: AppConfig, kind: str) -> dict[str, MergeSettings | None]:
+    """Label -> the ``HandleTextEncoder`` merge setting to measure an encoder with: one
+    handle call per text, and the ingress's merged calls when the profile merges."""
+    if kind == "cross-encoder":
+        return {"one per request": None}
+    merge = config.serve.encoder.caller_merge()
+    paths: dict[str, MergeSettings | None] = {"one per text": None}
+    if merge is not None:
+        paths[f"merged (<= {merge.max_items} texts, <= {merge.max_in_flight} out)"] = merge
+    return paths
+
+
 async def _served_level(app: Any, kind: str, work: Sequence[Any], concurrency: int,
-                        settings: ServedSettings) -> tuple[Any, dict[str, Any]]:
-    """One concurrency level through the deployment's handle, after one warm-up call."""
+                        settings: ServedSettings, merge: MergeSettings | None = None
+                        ) -> tuple[Any, dict[str, Any]]:
+    """One concurrency level through the deployment's handle, after one warm-up call.
+    An encoder is called through the ingress's port (``HandleTextEncoder``) with
+    ``merge``."""
     from bench.measure import batch_histogram_difference
     from bench.served import drive
+    from deployments.handles import HandleTextEncoder
 
     handle = app.handle()
+    port = HandleTextEncoder(handle, app.roles[0], 0, merge)
 
     async def call(index: int) -> int:
         request = work[index % len(work)]
         if kind == "cross-encoder":
             scores = await handle.score.remote(request.query, list(request.texts))
             return len(scores)
-        vectors = await handle.encode.remote(request.role, list(request.texts))
+        vectors = await port.encode(list(request.texts))
         return len(vectors)
 
     warm_up = _warm_up(kind, app.roles[0])
     if kind == "cross-encoder":
         await handle.score.remote(warm_up.query, list(warm_up.texts))
     else:
-        await handle.encode.remote(warm_up.role, list(warm_up.texts))
+        await port.encode(list(warm_up.texts))
     before = await handle.batch_stats.remote()
     result = await drive(call, concurrency, len(work), settings.duration_s)
     after = await handle.batch_stats.remote()
@@ -404,10 +425,13 @@ def served_comparison(
         for name, app in apps.items():
             kind, smiles = plans[name]
             limit_rate, limit_batch, _ = limits[name]
-            for level, concurrency in enumerate(settings.concurrencies):
+            levels = [(level, concurrency, path, merge)
+                      for level, concurrency in enumerate(settings.concurrencies)
+                      for path, merge in _call_paths(config, kind).items()]
+            for level, concurrency, path, merge in levels:
                 work = _work(kind, app.roles, settings, smiles, level)
                 result, batches = asyncio.run(
-                    _served_level(app, kind, work, concurrency, settings))
+                    _served_level(app, kind, work, concurrency, settings, merge))
                 rows.append(ServedRow(
                     deployment=name, label=settings.label,
                     unit="pairs/s" if kind == "cross-encoder" else "texts/s",
@@ -416,6 +440,7 @@ def served_comparison(
                     limit_threads=torch.get_num_threads(),
                     served_threads=_served_threads(config, name),
                     mean_batch_items=float(batches.get("mean_items", 0.0)),
+                    calls=path,
                 ))
                 print(format_served_table(rows[-1:], header=False), flush=True)
         if after is not None:
@@ -431,12 +456,12 @@ def format_served_table(rows: Sequence[ServedRow], header: bool = True) -> str:
     """Served against limit: deployment, concurrency, rates, ratio, batch, threads."""
     lines = []
     if header:
-        title = (f"{'deployment':<20} {'setting':<18} {'conc':>4} {'served':>9} {'limit':>9} "
-                 f"{'ratio':>6} {'batch':>6} {'unit':<8} threads (served / limit)")
+        title = (f"{'deployment':<20} {'setting':<18} {'calls':<16} {'conc':>4} {'served':>9} "
+                 f"{'limit':>9} {'ratio':>6} {'batch':>6} {'unit':<8} threads (served / limit)")
         lines += [title, "-" * len(title)]
     for row in rows:
         lines.append(
-            f"{row.deployment:<20} {row.label[:18]:<18} {row.concurrency:>4} "
+            f"{row.deployment:<20} {row.label[:18]:<18} {row.calls[:16]:<16} {row.concurrency:>4} "
             f"{row.served_rate:>9.1f} {row.limit_rate:>9.1f} {row.ratio:>6.2f} "
             f"{row.mean_batch_items:>6.1f} {row.unit:<8} {row.served_threads} / "
             f"{row.limit_threads}" + (f"  failures {row.failures}" if row.failures else "")

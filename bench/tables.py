@@ -106,13 +106,15 @@ def _encoder_table(report: Mapping[str, Any]) -> list[str]:
     rows = report.get("encoders") or []
     if not rows:
         return []
-    lines = ["### Model deployments: served (handle, one call per text / per request's "
-             "pairs) against the in-process batched limit", "",
-             "| deployment | setting | concurrency | served | limit | served/limit | "
-             "mean batch | unit | threads served / limit |", "|---" * 9 + "|"]
+    lines = ["### Model deployments: served through handles (one call per text / per "
+             "request's pairs, or the ingress's merged calls) against the in-process batched "
+             "limit", "",
+             "| deployment | setting | handle calls | concurrency | served | limit | "
+             "served/limit | mean batch | unit | threads served / limit |", "|---" * 10 + "|"]
     for row in rows:
         lines.append(
-            f"| {row['deployment']} | {row['label']} | {row['concurrency']} | "
+            f"| {row['deployment']} | {row['label']} | {row.get('calls', 'one per request')} | "
+            f"{row['concurrency']} | "
             f"{_number(row['served_rate'])} | {_number(row['limit_rate'])} | "
             f"{_number(row['ratio'], 2)} | {_number(row['mean_batch_items'])} | {row['unit']} | "
             f"{row['served_threads']} / {row['limit_threads']} |")

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, model_validator
 
+from deployments.call_coalescing import MergeSettings
 from models.specs import ModelProfile
 from pipeline.settings import PipelineSettings, deep_merge, load_yaml
 
@@ -69,6 +70,11 @@ class StoreSettings(_Settings):
     pool_max_size: int = Field(8, ge=1)
 
 
+#: Encode calls the search ingress keeps out to each replica of an encoder deployment:
+#: one in its forward pass, one collecting the next batch (``caller_merge``).
+CALLS_IN_FLIGHT_PER_REPLICA = 2
+
+
 class DeploymentSettings(_Settings):
     """Ray Serve options of one model deployment kind (encoder, cross-encoder, image).
 
@@ -87,6 +93,12 @@ class DeploymentSettings(_Settings):
     max_ongoing_requests: int = Field(64, ge=1)
     max_queued_requests: int = Field(-1, ge=-1)
     autoscaling_config: dict[str, Any] | None = None
+    #: The search ingress keeps two encode calls per replica out at most; the calls
+    #: that come meanwhile go merged into handle calls of about this many texts at most
+    #: (``deployments.call_coalescing``; encoder deployments with a fixed
+    #: ``num_replicas`` only: Serve's autoscaler counts calls, not texts); None: one
+    #: handle call per encode call, none held back.
+    caller_merge_items: int | None = Field(16, ge=1)
 
     def threads_for(self, models: ModelProfile) -> int:
         """Intra-op threads of one replica: ``intra_op_threads``, else the profile's
@@ -96,6 +108,18 @@ class DeploymentSettings(_Settings):
         if models.cpu_threads is not None:
             return models.cpu_threads
         return max(1, math.ceil(self.num_cpus))
+
+    def caller_merge(self) -> MergeSettings | None:
+        """How the search ingress merges its encode calls to a deployment of these
+        settings: ``caller_merge_items`` per call, one call per replica at least, two
+        per replica in flight at most; None when calls are not merged
+        (``caller_merge_items`` unset, or the replica count is Serve's to choose)."""
+        if self.caller_merge_items is None or self.autoscaling_config:
+            return None
+        if not isinstance(self.num_replicas, int):
+            return None
+        return MergeSettings(self.caller_merge_items, self.num_replicas,
+                             CALLS_IN_FLIGHT_PER_REPLICA * self.num_replicas)
 
     def replica_models(self, models: ModelProfile) -> ModelProfile:
         """The model profile a replica of this deployment loads: ``models`` with

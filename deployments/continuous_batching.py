@@ -44,13 +44,17 @@ class ContinuousBatcher(Generic[Request, Result]):
     Args:
         run: ``run(requests) -> results`` for one batch, one result per request, in
             order (a coroutine; run blocking work in a thread inside it). An exception
-            fails every request of that batch, not the batcher.
+            fails every request of that batch, not the batcher, unless it is one of
+            ``isolate``.
         size_of: items a request counts for (texts, pairs, images); default 1.
         max_batch_size: most items per batch (>= 1). A request larger than this runs
             alone (callers split large calls first: ``model_replica.gather_split``).
         batch_wait_timeout_s: at most how long a batch waits to fill, counted from its
             first request's arrival (s, >= 0): a batch formed from what queued during the
             previous forward pass does not wait.
+        isolate: exception types that one request's input can cause (the model
+            rejecting an input): a batch of several requests that fails with one is run
+            again request by request, so only the request at fault fails.
     """
 
     def __init__(
@@ -59,8 +63,10 @@ class ContinuousBatcher(Generic[Request, Result]):
         size_of: Callable[[Request], int] = lambda _: 1,
         max_batch_size: int = 32,
         batch_wait_timeout_s: float = 0.005,
+        isolate: tuple[type[Exception], ...] = (),
     ) -> None:
         self._run = run
+        self._isolate = isolate
         self._size_of = size_of
         self.max_batch_size = max_batch_size
         self.batch_wait_timeout_s = batch_wait_timeout_s
@@ -139,19 +145,30 @@ class ContinuousBatcher(Generic[Request, Result]):
             batch = await self._next_batch()
             if not batch:
                 continue
-            try:
-                results = await self._run([item.request for item in batch])
-                if len(results) != len(batch):
-                    raise RuntimeError(
-                        f"batch function returned {len(results)} results for {len(batch)}"
-                    )
-            except Exception as error:  # fails this batch's callers, not the loop
-                self._fail(batch, error)
-                continue
-            except BaseException:  # cancelled (replica shutdown): nobody may wait forever
-                self._fail([*batch, *self._queue], RuntimeError("the batcher was stopped"))
-                self._queue.clear()
-                raise
-            for item, result in zip(batch, results, strict=True):
-                if not item.future.done():
-                    item.future.set_result(result)
+            if not await self._answer(batch):  # it failed on one request's input
+                for item in batch:
+                    if not item.future.done():
+                        await self._answer([item])
+
+    async def _answer(self, batch: list[_Pending[Request, Result]]) -> bool:
+        """Run ``batch`` and answer its callers; False (nobody answered) when it failed
+        with an ``isolate`` error and holds several requests."""
+        try:
+            results = await self._run([item.request for item in batch])
+            if len(results) != len(batch):
+                raise RuntimeError(
+                    f"batch function returned {len(results)} results for {len(batch)}"
+                )
+        except Exception as error:  # fails this batch's callers, not the loop
+            if len(batch) > 1 and isinstance(error, self._isolate):
+                return False
+            self._fail(batch, error)
+            return True
+        except BaseException:  # cancelled (replica shutdown): nobody may wait forever
+            self._fail([*batch, *self._queue], RuntimeError("the batcher was stopped"))
+            self._queue.clear()
+            raise
+        for item, result in zip(batch, results, strict=True):
+            if not item.future.done():
+                item.future.set_result(result)
+        return True

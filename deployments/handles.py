@@ -15,6 +15,7 @@ from ray import exceptions as ray_exceptions
 from ray.serve import exceptions as serve_exceptions
 from ray.serve.handle import DeploymentHandle
 
+from deployments.call_coalescing import CallCoalescer, MergeSettings
 from models.errors import ModelInputError
 from pipeline.errors import BackendUnavailable, InvalidInput
 
@@ -58,14 +59,41 @@ async def call_handle(name: str, call: Awaitable[T]) -> T:
 
 
 class HandleTextEncoder:
-    """``TextEncoder`` port for one role of an ``EncoderDeployment``."""
+    """``TextEncoder`` port for one role of an ``EncoderDeployment``.
 
-    def __init__(self, handle: DeploymentHandle, role: str, dimension: int) -> None:
+    Args:
+        handle: the deployment's handle.
+        role: the role this port encodes with.
+        dimension: the role's output dimension.
+        merge: how to merge concurrent encode calls into fewer handle calls
+            (:class:`deployments.call_coalescing.CallCoalescer`); None: one handle call
+            per encode call.
+    """
+
+    def __init__(
+        self,
+        handle: DeploymentHandle,
+        role: str,
+        dimension: int,
+        merge: MergeSettings | None = None,
+    ) -> None:
         self.handle = handle
         self.role = role
         self.dimension = dimension
+        self.coalescer = CallCoalescer(self._call, merge) if merge is not None else None
 
     async def encode(self, texts: Sequence[str], titles: Sequence[str] | None = None) -> np.ndarray:
+        """(n, d) float32 vectors of ``texts``, in order.
+
+        Raises:
+            InvalidInput: the model rejected one of these texts.
+            BackendUnavailable: the deployment could not answer.
+        """
+        if self.coalescer is not None:
+            return await self.coalescer.encode(texts, titles)
+        return await self._call(list(texts), list(titles) if titles is not None else None)
+
+    async def _call(self, texts: Sequence[str], titles: Sequence[str] | None) -> np.ndarray:
         return await call_handle(
             f"encoder {self.role}",
             self.handle.encode.remote(

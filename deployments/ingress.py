@@ -52,7 +52,10 @@ class SearchIngress:
         checks: dict[str, Any] = {}
         stats: dict[str, Any] = {}
         for name, (handle, roles) in encoders.items():
-            ports = {role: HandleTextEncoder(handle, role, dim) for role, dim in roles.items()}
+            merge = config.serve.encoder.caller_merge()
+            ports = {
+                role: HandleTextEncoder(handle, role, dim, merge) for role, dim in roles.items()
+            }
             text_ports.update(ports)
             first = next(iter(ports.values()))
             checks[name] = lambda port=first: port.encode(["readiness check"])

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from deployments.continuous_batching import ContinuousBatcher
+from models.errors import ModelInputError
 
 __all__ = ["BatchSettings", "gather_split"]
 
@@ -45,8 +46,10 @@ class BatchSettings:
         size_of: Callable[[Any], int],
     ) -> ContinuousBatcher[Any, Any]:
         """A :class:`ContinuousBatcher` for ``run`` with these settings; :meth:`apply`
-        passes later changes on to it."""
-        return ContinuousBatcher(run, size_of, self.max_batch_size, self.batch_wait_timeout_s)
+        passes later changes on to it. A batch the model fails on one caller's input
+        (``ModelInputError``) is run again caller by caller, so only that caller fails."""
+        return ContinuousBatcher(run, size_of, self.max_batch_size, self.batch_wait_timeout_s,
+                                 isolate=(ModelInputError,))
 
     def apply(self, batcher: ContinuousBatcher[Any, Any]) -> None:
         """Set ``batcher``'s size and wait to these settings."""

@@ -137,6 +137,34 @@ async def test_32_concurrent_requests_succeed_and_batches_form(apps):
     assert stats["cross-encoder"]["max"] > 1
 
 
+async def test_merged_encoder_calls_answer_as_separate_calls(apps, config):
+    """The ingress's port merges concurrent encode calls (``deployments.call_coalescing``)
+    into fewer handle calls to the real deployment: each caller gets the vectors the
+    model gives its texts, and a caller with an input the model rejects fails alone."""
+    import numpy as np
+    from ray import serve
+
+    from deployments.call_coalescing import MergeSettings
+    from deployments.handles import HandleTextEncoder
+    from models.loader import load_role
+    from pipeline.errors import InvalidInput
+
+    handle = serve.get_deployment_handle("Encoder-pubmedbert", app_name="main")
+    port = HandleTextEncoder(handle, "pubmedbert", 384, MergeSettings(4, 2, max_in_flight=2))
+    texts = [f"{drug} {aspect}" for drug in DRUGS[:5] for aspect in ASPECTS[:2]]
+    answers = await asyncio.gather(*(port.encode([text]) for text in texts))
+    # 10 callers, at most 4 texts a call: two calls out, the third when one answers
+    assert port.coalescer.calls_sent == 3
+    expected = load_role("pubmedbert", config.models).encode(texts)
+    np.testing.assert_allclose(np.concatenate(answers), expected, atol=1e-4)
+    mixed = await asyncio.gather(
+        port.encode([texts[0]]), port.encode([None]), port.encode([texts[1]]),
+        return_exceptions=True,
+    )
+    assert isinstance(mixed[1], InvalidInput), mixed[1]
+    np.testing.assert_allclose(np.concatenate([mixed[0], mixed[2]]), expected[:2], atol=1e-4)
+
+
 def test_failed_cross_encoder_falls_back_and_is_recorded(apps):
     body = search(f"{apps}/faulty", "osimertinib side effects")
     tier2 = stage(body, "tier2")

@@ -169,6 +169,27 @@ def test_replica_threads_come_from_the_deployment_not_from_ray(
     assert settings.replica_models(models).cpu_threads == expected
 
 
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({}, (16, 1, 2)),
+        ({"num_replicas": 3, "caller_merge_items": 8}, (8, 3, 6)),
+        ({"caller_merge_items": None}, None),
+        ({"num_replicas": "auto"}, None),
+        ({"autoscaling_config": {"min_replicas": 1, "max_replicas": 4}}, None),
+    ],
+)
+def test_the_ingress_merges_encode_calls_only_over_a_fixed_replica_count(fields, expected):
+    """Merged calls hide load from Serve's autoscaler (it counts calls, not texts), so an
+    autoscaled encoder gets one handle call per encode call; a fixed one two calls per
+    replica out at most (``DeploymentSettings.caller_merge``)."""
+    from deployments.config import DeploymentSettings
+
+    merge = DeploymentSettings(**fields).caller_merge()
+    got = None if merge is None else (merge.max_items, merge.min_calls, merge.max_in_flight)
+    assert got == expected
+
+
 @pytest.mark.parametrize("route", ["/", "/v1", "/v1/embeddings/", "/v1/search", "v1/embeddings"])
 def test_an_embeddings_route_that_could_shadow_the_search_app_is_refused(route, tmp_path):
     from pydantic import ValidationError

@@ -92,3 +92,38 @@ async def test_a_cancelled_worker_fails_its_batch_and_the_queue_instead_of_hangi
             await asyncio.wait_for(caller, 2.0)
     model.seconds = 0.0
     assert await batcher.submit(3) == 30  # a new worker starts for later callers
+
+
+class PickyModel:
+    """Rejects request 13 as a model rejects an input it cannot take (edge fake)."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[int]] = []
+
+    async def run(self, requests: list[int]) -> list[int]:
+        self.batches.append(list(requests))
+        await asyncio.sleep(0)
+        if 13 in requests:
+            raise ValueError("request 13 is not a text")
+        return [r * 10 for r in requests]
+
+
+async def test_a_batch_failing_on_one_input_is_rerun_so_only_that_caller_fails():
+    model = PickyModel()
+    batcher = ContinuousBatcher(model.run, max_batch_size=32, batch_wait_timeout_s=0.01,
+                                isolate=(ValueError,))
+    results = await asyncio.gather(*(batcher.submit(i) for i in (12, 13, 14)),
+                                   return_exceptions=True)
+    assert results[0] == 120 and results[2] == 140
+    assert isinstance(results[1], ValueError)
+    assert model.batches == [[12, 13, 14], [12], [13], [14]]
+
+
+async def test_errors_not_named_in_isolate_still_fail_the_whole_batch():
+    model = PickyModel()
+    batcher = ContinuousBatcher(model.run, max_batch_size=32, batch_wait_timeout_s=0.01,
+                                isolate=(KeyError,))
+    results = await asyncio.gather(*(batcher.submit(i) for i in (12, 13)),
+                                   return_exceptions=True)
+    assert all(isinstance(result, ValueError) for result in results)
+    assert model.batches == [[12, 13]]

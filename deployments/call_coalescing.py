@@ -1,0 +1,202 @@
+"""Caller-side merging of encode calls: the search ingress keeps at most a few calls
+out to a model deployment (``max_in_flight``, two per replica); the encode calls that
+come while those are out queue, and go as fewer handle calls as soon as one answers: of
+about ``max_items`` texts at most, at least one per replica (``min_calls``). Calls
+made in the same loop iteration merge the same way.
+
+Why: on a CPU a Ray handle call costs the caller and the replica about as much CPU as
+an int8 forward pass of one short query (issue 16), so one call per text spends the
+cores on calls. Below the bound nothing waits: a call is sent in the next loop
+iteration, as before. At the bound a caller waits for an answer instead of waiting in
+the replica's queue, where its call would have waited for the batch ahead of it anyway;
+the replica's continuous batcher still combines the calls of every caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+import numpy as np
+
+from pipeline.errors import BackendUnavailable, InvalidInput
+
+__all__ = ["CallCoalescer", "EncodeCall", "MergeSettings", "split_callers"]
+
+T = TypeVar("T", bound="_HasTexts")
+
+
+class _HasTexts(Protocol):
+    texts: Sequence[str]
+
+EncodeCall = Callable[[list[str], list[str] | None], Awaitable[np.ndarray]]
+
+
+_Key = tuple[asyncio.AbstractEventLoop, bool]  # (loop, with titles)
+
+
+@dataclass
+class _Waiting:
+    texts: list[str]
+    titles: list[str] | None
+    future: asyncio.Future[np.ndarray] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class MergeSettings:
+    """How an ingress merges its encode calls to one deployment.
+
+    Attributes:
+        max_items: texts per merged call, about at most (>= 1): the callers queued
+            together are cut into ``ceil(texts / max_items)`` calls of near-equal size,
+            each caller whole (one caller's longer call is sent as it is; the replica
+            splits it to its batch size).
+        min_calls: with more callers queued than this, at least this many calls (>= 1):
+            the deployment's replica count, so each replica gets work.
+        max_in_flight: calls to the deployment at once (>= 1); callers that come while
+            that many are out queue and go, merged, as soon as one answers. None: no
+            bound (only calls made in the same loop iteration merge).
+
+    Raises:
+        ValueError: a value below 1.
+    """
+
+    max_items: int
+    min_calls: int = 1
+    max_in_flight: int | None = None
+
+    def __post_init__(self) -> None:
+        in_flight = self.max_in_flight
+        if self.max_items < 1 or self.min_calls < 1 or (in_flight is not None and in_flight < 1):
+            raise ValueError(
+                "max_items, min_calls and max_in_flight must be >= 1, got "
+                f"{self.max_items}, {self.min_calls} and {self.max_in_flight}")
+
+
+class CallCoalescer:
+    """Merges concurrent ``encode(texts, titles)`` calls into fewer ``send`` calls.
+
+    Args:
+        send: the call that reaches the model, ``(texts, titles) -> (n, d) float32``.
+        settings: sizes and bounds of the merged calls.
+
+    Calls with titles and calls without are never merged with each other (they share
+    ``max_in_flight``). A merged call that fails with ``InvalidInput`` is re-sent caller
+    by caller, one after another, so one caller's bad text fails only that caller; any
+    other failure reaches every merged caller.
+    """
+
+    def __init__(self, send: EncodeCall, settings: MergeSettings) -> None:
+        self._send = send
+        self.settings = settings
+        self._queued: dict[_Key, list[_Waiting]] = {}
+        self._scheduled: set[_Key] = set()
+        self._in_flight: dict[asyncio.AbstractEventLoop, int] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.calls_sent = 0
+        self.callers = 0
+
+    async def encode(self, texts: Sequence[str], titles: Sequence[str] | None = None) -> np.ndarray:
+        """(n, d) float32 vectors of ``texts``, in order (as ``send`` returns them).
+
+        Raises:
+            whatever ``send`` raises for these texts.
+        """
+        loop = asyncio.get_running_loop()
+        key = (loop, titles is not None)
+        waiting = _Waiting(list(texts), list(titles) if titles is not None else None,
+                           loop.create_future())
+        self._queued.setdefault(key, []).append(waiting)
+        self.callers += 1
+        self._schedule(key)
+        return await waiting.future
+
+    def _schedule(self, key: _Key) -> None:
+        if key not in self._scheduled and self._queued.get(key):
+            self._scheduled.add(key)
+            key[0].call_soon(self._flush, key)
+
+    def _flush(self, key: _Key) -> None:
+        self._scheduled.discard(key)
+        loop = key[0]
+        queue = [waiting for waiting in self._queued.pop(key, []) if not waiting.future.done()]
+        bound = self.settings.max_in_flight
+        free = len(queue) if bound is None else bound - self._in_flight.get(loop, 0)
+        if free <= 0:  # sent when a call answers
+            if queue:
+                self._queued[key] = queue
+            return
+        groups = split_callers(queue, self.settings.max_items,
+                               min(self.settings.min_calls, free))
+        for group in groups[free:]:
+            self._queued.setdefault(key, []).extend(group)
+        for group in groups[:free]:
+            self._in_flight[loop] = self._in_flight.get(loop, 0) + 1
+            task = loop.create_task(self._run(group))
+            self._tasks.add(task)
+            task.add_done_callback(lambda done, key=key: self._answered(done, key))
+
+    def _answered(self, task: asyncio.Task[None], key: _Key) -> None:
+        self._tasks.discard(task)
+        self._in_flight[key[0]] -= 1
+        for with_titles in (False, True):
+            self._schedule((key[0], with_titles))
+
+    async def _run(self, group: list[_Waiting]) -> None:
+        texts = [text for waiting in group for text in waiting.texts]
+        titles = ([title for waiting in group for title in waiting.titles or ()]
+                  if group[0].titles is not None else None)
+        self.calls_sent += 1
+        try:
+            vectors = await self._send(texts, titles)
+        except InvalidInput as error:
+            if len(group) == 1:
+                _fail(group[0], error)
+                return
+            for waiting in group:  # one at a time, so no retry shares a batch
+                await self._run([waiting])
+            return
+        except asyncio.CancelledError:
+            for waiting in group:
+                waiting.future.cancel()
+            raise
+        except Exception as error:  # every merged caller gets it
+            for waiting in group:
+                _fail(waiting, error)
+            return
+        if len(vectors) != len(texts):
+            for waiting in group:
+                _fail(waiting, BackendUnavailable(
+                    f"encoder answered {len(vectors)} vectors for {len(texts)} texts"))
+            return
+        start = 0
+        for waiting in group:
+            count = len(waiting.texts)
+            if not waiting.future.done():
+                waiting.future.set_result(vectors[start : start + count])
+            start += count
+
+
+def split_callers(queue: Sequence[T], max_items: int, min_calls: int) -> list[list[T]]:
+    """Consecutive callers (anything with ``texts``) in ``k = max(ceil(texts /
+    max_items), min(callers, min_calls))`` groups of near-equal text counts: a caller
+    goes to group ``floor(texts before it * k / texts)``. Groups no caller starts in are
+    left out (a long caller spans them), so there may be fewer than ``k``."""
+    total = sum(len(caller.texts) for caller in queue)
+    if total == 0:
+        return [list(queue)] if queue else []
+    calls = max(math.ceil(total / max_items), min(len(queue), min_calls))
+    groups: list[list[T]] = [[] for _ in range(calls)]
+    before = 0
+    for caller in queue:
+        groups[min(calls - 1, before * calls // total)].append(caller)
+        before += len(caller.texts)
+    return [group for group in groups if group]
+
+
+def _fail(waiting: _Waiting, error: BaseException) -> None:
+    if not waiting.future.done():
+        waiting.future.set_exception(error)

@@ -1,0 +1,204 @@
+"""Caller-side merging of encode calls (``deployments.call_coalescing``): calls queued in
+the same loop iteration share handle calls, spread over the replicas; a lone call is
+sent alone; one caller's bad input fails only that caller."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from deployments.call_coalescing import CallCoalescer, MergeSettings, split_callers
+from pipeline.errors import BackendUnavailable, InvalidInput
+
+pytestmark = pytest.mark.unit
+
+
+class RecordingDeployment:
+    """The edge the coalescer calls (a stand-in for a handle call): vector = [len(text),
+    len(title)], recording each call's texts; ``bad`` texts are rejected as a model
+    would reject them."""
+
+    def __init__(self, fail_with: Exception | None = None) -> None:
+        self.calls: list[list[str]] = []
+        self.fail_with = fail_with
+
+    async def send(self, texts, titles):
+        self.calls.append(list(texts))
+        await asyncio.sleep(0)
+        if self.fail_with is not None:
+            raise self.fail_with
+        if "bad" in texts:
+            raise InvalidInput("texts[0] is not a text")
+        titles = titles or [""] * len(texts)
+        return np.array([[len(t), len(ti)] for t, ti in zip(texts, titles, strict=True)],
+                        dtype=np.float32)
+
+
+def expected(texts, titles=None):
+    titles = titles or [""] * len(texts)
+    return np.array([[len(t), len(ti)] for t, ti in zip(texts, titles, strict=True)],
+                    dtype=np.float32)
+
+
+async def test_concurrent_calls_share_handle_calls_one_per_replica():
+    deployment = RecordingDeployment()
+    coalescer = CallCoalescer(deployment.send, MergeSettings(16, 2))
+    texts = [f"query {'x' * i}" for i in range(8)]
+    results = await asyncio.gather(*(coalescer.encode([t]) for t in texts))
+    for text, vectors in zip(texts, results, strict=True):
+        np.testing.assert_array_equal(vectors, expected([text]))
+    # 8 callers, 2 replicas: two calls of four, in order
+    assert deployment.calls == [texts[:4], texts[4:]]
+    assert coalescer.calls_sent == 2 and coalescer.callers == 8
+
+
+async def test_many_callers_are_cut_to_max_items():
+    deployment = RecordingDeployment()
+    coalescer = CallCoalescer(deployment.send, MergeSettings(16, 2))
+    texts = [f"t{i}" for i in range(40)]
+    results = await asyncio.gather(*(coalescer.encode([t]) for t in texts))
+    assert [len(call) for call in deployment.calls] == [14, 13, 13]
+    assert [row for vectors in results for row in vectors.tolist()] == expected(texts).tolist()
+
+
+async def test_calls_in_different_loop_iterations_are_sent_separately():
+    deployment = RecordingDeployment()
+    coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1))
+    for text in ("one", "two", "three"):
+        np.testing.assert_array_equal(await coalescer.encode([text]), expected([text]))
+    assert deployment.calls == [["one"], ["two"], ["three"]]
+
+
+async def test_titles_are_merged_only_with_titles_and_stay_aligned():
+    deployment = RecordingDeployment()
+    coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1))
+    plain, titled_a, titled_b = await asyncio.gather(
+        coalescer.encode(["aa"]),
+        coalescer.encode(["bbb", "c"], ["title", "t"]),
+        coalescer.encode(["dddd"], ["long title"]),
+    )
+    np.testing.assert_array_equal(plain, expected(["aa"]))
+    np.testing.assert_array_equal(titled_a, expected(["bbb", "c"], ["title", "t"]))
+    np.testing.assert_array_equal(titled_b, expected(["dddd"], ["long title"]))
+    assert sorted(deployment.calls) == [["aa"], ["bbb", "c", "dddd"]]
+
+
+async def test_one_callers_bad_input_fails_only_that_caller():
+    deployment = RecordingDeployment()
+    coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1))
+    results = await asyncio.gather(
+        coalescer.encode(["good"]), coalescer.encode(["bad"]), coalescer.encode(["fine"]),
+        return_exceptions=True,
+    )
+    np.testing.assert_array_equal(results[0], expected(["good"]))
+    assert isinstance(results[1], InvalidInput)
+    np.testing.assert_array_equal(results[2], expected(["fine"]))
+    # the merged call, then each caller alone
+    assert deployment.calls == [["good", "bad", "fine"], ["good"], ["bad"], ["fine"]]
+
+
+async def test_a_deployment_failure_reaches_every_merged_caller():
+    deployment = RecordingDeployment(fail_with=BackendUnavailable("encoder: replica died"))
+    coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1))
+    results = await asyncio.gather(*(coalescer.encode([f"q{i}"]) for i in range(3)),
+                                   return_exceptions=True)
+    assert all(isinstance(result, BackendUnavailable) for result in results)
+    assert len(deployment.calls) == 1
+
+
+async def test_a_wrong_number_of_vectors_is_a_backend_failure():
+    async def short(texts, titles):
+        return np.zeros((len(texts) - 1, 2), np.float32)
+
+    coalescer = CallCoalescer(short, MergeSettings(16))
+    results = await asyncio.gather(coalescer.encode(["a"]), coalescer.encode(["b"]),
+                                   return_exceptions=True)
+    assert all(isinstance(result, BackendUnavailable) for result in results)
+
+
+async def test_a_cancelled_caller_leaves_the_others_their_answers():
+    deployment = RecordingDeployment()
+    coalescer = CallCoalescer(deployment.send, MergeSettings(16))
+    keep = asyncio.ensure_future(coalescer.encode(["kept"]))
+    drop = asyncio.ensure_future(coalescer.encode(["dropped"]))
+    await asyncio.sleep(0)  # both queued and flushed into one call
+    drop.cancel()
+    np.testing.assert_array_equal(await keep, expected(["kept"]))
+    assert drop.cancelled()
+
+
+def test_settings_below_one_are_refused():
+    for bad in ({"max_items": 0}, {"max_items": 4, "min_calls": 0},
+                {"max_items": 4, "max_in_flight": 0}):
+        with pytest.raises(ValueError, match="must be >= 1"):
+            MergeSettings(**bad)
+
+
+class GatedDeployment(RecordingDeployment):
+    """Answers a call only when the test opens its gate (a slow replica, edge fake)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gates: list[asyncio.Event] = []
+
+    async def send(self, texts, titles):
+        gate = asyncio.Event()
+        self.gates.append(gate)
+        await gate.wait()
+        return await super().send(texts, titles)
+
+
+async def settle():
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_callers_past_the_in_flight_bound_wait_and_go_merged():
+    deployment = GatedDeployment()
+    coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1, max_in_flight=2))
+    callers = []
+    for text in ("a0", "a1", "b0", "b1"):  # each in a loop iteration of its own
+        callers.append(asyncio.ensure_future(coalescer.encode([text])))
+        await settle()
+    assert len(deployment.gates) == 2  # a0 and a1 are out; b0 and b1 wait at the caller
+    deployment.gates[0].set()  # one answer frees one slot: both waiting callers go together
+    await settle()
+    assert deployment.calls == [["a0"]]
+    assert len(deployment.gates) == 3 and coalescer.calls_sent == 3
+    for gate in deployment.gates:
+        gate.set()
+    results = await asyncio.gather(*callers)
+    assert [r.tolist() for r in results] == [expected([t]).tolist()
+                                             for t in ("a0", "a1", "b0", "b1")]
+    assert sorted(deployment.calls) == [["a0"], ["a1"], ["b0", "b1"]]
+
+
+class Caller:
+    def __init__(self, size: int) -> None:
+        self.texts = ["x"] * size
+
+
+@given(st.lists(st.integers(0, 40), max_size=60), st.integers(1, 64), st.integers(1, 8))
+def test_split_keeps_every_caller_once_in_order(sizes, max_items, min_calls):
+    callers = [Caller(size) for size in sizes]
+    groups = split_callers(callers, max_items, min_calls)
+    assert [caller for group in groups for caller in group] == callers
+    assert all(groups)
+    total = sum(sizes)
+    if total:
+        # near-equal shares: a group passes its share only by its last caller's texts
+        share = total / max(-(-total // max_items), min(len(callers), min_calls))
+        for group in groups:
+            assert sum(len(c.texts) for c in group[:-1]) < share + 1e-9
+
+
+@given(st.integers(1, 200), st.integers(1, 64), st.integers(1, 8))
+def test_split_of_single_text_callers_is_balanced(callers, max_items, min_calls):
+    groups = split_callers([Caller(1) for _ in range(callers)], max_items, min_calls)
+    assert len(groups) == max(-(-callers // max_items), min(callers, min_calls))
+    assert max(map(len, groups)) - min(map(len, groups)) <= 1
+    assert max(map(len, groups)) <= max_items

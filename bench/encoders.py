@@ -365,10 +365,11 @@ async def _served_level(app: Any, kind: str, work: Sequence[Any], concurrency: i
     ``merge``."""
     from bench.measure import batch_histogram_difference
     from bench.served import drive
-    from deployments.handles import HandleTextEncoder
+    from deployments.handles import HandleTextEncoder, merged_encoder_calls
 
     handle = app.handle()
-    port = HandleTextEncoder(handle, app.roles[0], 0, merge)
+    merged = merged_encoder_calls(handle, merge) if merge is not None else None
+    port = HandleTextEncoder(handle, app.roles[0], 0, merged)
 
     async def call(index: int) -> int:
         request = work[index % len(work)]

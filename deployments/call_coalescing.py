@@ -1,20 +1,22 @@
 """Caller-side merging of encode calls: the search ingress keeps at most a few calls
 out to a model deployment (``max_in_flight``, two per replica); the encode calls that
 come while those are out queue, and go as fewer handle calls as soon as one answers: of
-about ``max_items`` texts at most, at least one per replica (``min_calls``). Calls
-made in the same loop iteration merge the same way.
+about ``max_items`` texts at most, spread over up to one call per replica
+(``min_calls``). Calls made in the same loop iteration merge the same way.
 
 Why: on a CPU a Ray handle call costs the caller and the replica about as much CPU as
 an int8 forward pass of one short query (issue 16), so one call per text spends the
-cores on calls. Below the bound nothing waits: a call is sent in the next loop
-iteration, as before. At the bound a caller waits for an answer instead of waiting in
-the replica's queue, where its call would have waited for the batch ahead of it anyway;
-the replica's continuous batcher still combines the calls of every caller.
+cores on calls. Below the bound a call goes out in the next loop iteration (before, at
+once); at the bound a caller waits for an answer at the ingress instead of in the
+replica's queue, where its call would have waited for the batch ahead of it anyway. The
+replica's continuous batcher still combines the calls of every caller.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import itertools
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,16 +34,17 @@ T = TypeVar("T", bound="_HasTexts")
 class _HasTexts(Protocol):
     texts: Sequence[str]
 
-EncodeCall = Callable[[list[str], list[str] | None], Awaitable[np.ndarray]]
 
-
-_Key = tuple[asyncio.AbstractEventLoop, bool]  # (loop, with titles)
+#: ``send(role, texts, titles) -> (n, d) float32``: the call that reaches the deployment.
+EncodeCall = Callable[[str, list[str], list[str] | None], Awaitable[np.ndarray]]
+_Key = tuple[asyncio.AbstractEventLoop, str, bool]  # (loop, role, with titles)
 
 
 @dataclass
 class _Waiting:
     texts: list[str]
     titles: list[str] | None
+    order: int  # arrival order, across roles: the oldest queue is served first
     future: asyncio.Future[np.ndarray] = field(repr=False)
 
 
@@ -54,11 +57,13 @@ class MergeSettings:
             together are cut into ``ceil(texts / max_items)`` calls of near-equal size,
             each caller whole (one caller's longer call is sent as it is; the replica
             splits it to its batch size).
-        min_calls: with more callers queued than this, at least this many calls (>= 1):
-            the deployment's replica count, so each replica gets work.
-        max_in_flight: calls to the deployment at once (>= 1); callers that come while
-            that many are out queue and go, merged, as soon as one answers. None: no
-            bound (only calls made in the same loop iteration merge).
+        min_calls: callers queued together are spread over up to this many calls (>= 1;
+            the deployment's replica count, so each replica can get work; fewer when a
+            long caller spans a share, or when fewer calls may go out).
+        max_in_flight: calls to the deployment at once, all roles together (>= 1);
+            callers that come while that many are out queue and go, merged, as soon as
+            one answers. None: no bound (only calls made in the same loop iteration
+            merge).
 
     Raises:
         ValueError: a value below 1.
@@ -77,16 +82,21 @@ class MergeSettings:
 
 
 class CallCoalescer:
-    """Merges concurrent ``encode(texts, titles)`` calls into fewer ``send`` calls.
+    """Merges concurrent ``encode(role, texts, titles)`` calls to one deployment into
+    fewer ``send`` calls; one per deployment handle, shared by its roles.
 
     Args:
-        send: the call that reaches the model, ``(texts, titles) -> (n, d) float32``.
+        send: the call that reaches the deployment.
         settings: sizes and bounds of the merged calls.
 
-    Calls with titles and calls without are never merged with each other (they share
-    ``max_in_flight``). A merged call that fails with ``InvalidInput`` is re-sent caller
-    by caller, one after another, so one caller's bad text fails only that caller; any
-    other failure reaches every merged caller.
+    Only calls of the same role, with titles or without, merge; all share
+    ``max_in_flight``, and when a call answers the queue whose first caller came first
+    goes first. Merged calls run in a context of their own, not in the first caller's
+    (a Serve request context would tie the merged call to that one request's
+    cancellation). A merged call that fails with ``InvalidInput`` is re-sent caller by
+    caller, so one caller's bad text fails only that caller; any other failure reaches
+    every caller of the call. A call whose callers have all been cancelled is
+    cancelled, so it gives its slot back.
     """
 
     def __init__(self, send: EncodeCall, settings: MergeSettings) -> None:
@@ -96,19 +106,28 @@ class CallCoalescer:
         self._scheduled: set[_Key] = set()
         self._in_flight: dict[asyncio.AbstractEventLoop, int] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._arrivals = itertools.count()
         self.calls_sent = 0
         self.callers = 0
 
-    async def encode(self, texts: Sequence[str], titles: Sequence[str] | None = None) -> np.ndarray:
-        """(n, d) float32 vectors of ``texts``, in order (as ``send`` returns them).
+    async def encode(self, role: str, texts: Sequence[str],
+                     titles: Sequence[str] | None = None) -> np.ndarray:
+        """(n, d) float32 vectors of ``texts`` by ``role``, in order (as ``send``
+        returns them).
 
         Raises:
-            whatever ``send`` raises for these texts.
+            InvalidInput: ``titles`` is not one title per text; or the deployment
+                rejected one of these texts.
+            BackendUnavailable: the deployment could not answer this caller's call
+                (also when it answered a merged call with the wrong number of vectors,
+                or the call was cancelled under it).
         """
+        if titles is not None and len(titles) != len(texts):
+            raise InvalidInput(f"got {len(titles)} titles for {len(texts)} texts")
         loop = asyncio.get_running_loop()
-        key = (loop, titles is not None)
+        key = (loop, role, titles is not None)
         waiting = _Waiting(list(texts), list(titles) if titles is not None else None,
-                           loop.create_future())
+                           next(self._arrivals), loop.create_future())
         self._queued.setdefault(key, []).append(waiting)
         self.callers += 1
         self._schedule(key)
@@ -117,7 +136,7 @@ class CallCoalescer:
     def _schedule(self, key: _Key) -> None:
         if key not in self._scheduled and self._queued.get(key):
             self._scheduled.add(key)
-            key[0].call_soon(self._flush, key)
+            key[0].call_soon(self._flush, key, context=contextvars.Context())
 
     def _flush(self, key: _Key) -> None:
         self._scheduled.discard(key)
@@ -135,49 +154,84 @@ class CallCoalescer:
             self._queued.setdefault(key, []).extend(group)
         for group in groups[:free]:
             self._in_flight[loop] = self._in_flight.get(loop, 0) + 1
-            task = loop.create_task(self._run(group))
+            task = loop.create_task(self._run(key[1], group), context=contextvars.Context())
             self._tasks.add(task)
-            task.add_done_callback(lambda done, key=key: self._answered(done, key))
+            task.add_done_callback(lambda done, key=key: self._answered(done, key),
+                                   context=contextvars.Context())
+            for waiting in group:
+                waiting.future.add_done_callback(
+                    lambda _, task=task, group=group: _cancel_if_abandoned(task, group))
 
     def _answered(self, task: asyncio.Task[None], key: _Key) -> None:
         self._tasks.discard(task)
-        self._in_flight[key[0]] -= 1
-        for with_titles in (False, True):
-            self._schedule((key[0], with_titles))
+        loop = key[0]
+        self._in_flight[loop] -= 1
+        if not self._in_flight[loop]:
+            del self._in_flight[loop]
+        waiting = [k for k, queue in self._queued.items() if k[0] is loop and queue]
+        for queued in sorted(waiting, key=lambda k: self._queued[k][0].order):
+            self._schedule(queued)
 
-    async def _run(self, group: list[_Waiting]) -> None:
+    async def _run(self, role: str, group: list[_Waiting]) -> None:
+        """Answer every caller of ``group``, whatever happens."""
+        try:
+            await self._call(role, group)
+        except asyncio.CancelledError:
+            for waiting in group:
+                waiting.future.cancel()
+            raise
+        except Exception as error:  # reaches the callers, not the event loop
+            failure = error if isinstance(error, BackendUnavailable) else BackendUnavailable(
+                f"encoder {role}: {error!r}"[:500])
+            for waiting in group:
+                _fail(waiting, failure)
+        finally:
+            for waiting in group:
+                _fail(waiting, BackendUnavailable(f"encoder {role}: the call ended unanswered"))
+
+    async def _call(self, role: str, group: list[_Waiting]) -> None:
         texts = [text for waiting in group for text in waiting.texts]
         titles = ([title for waiting in group for title in waiting.titles or ()]
                   if group[0].titles is not None else None)
         self.calls_sent += 1
         try:
-            vectors = await self._send(texts, titles)
+            vectors = await self._send(role, texts, titles)
         except InvalidInput as error:
             if len(group) == 1:
                 _fail(group[0], error)
                 return
-            for waiting in group:  # one at a time, so no retry shares a batch
-                await self._run([waiting])
+            # the replica reruns a batch that fails on one input request by request,
+            # so these may share its batches
+            await asyncio.gather(*(self._call(role, [waiting]) for waiting in group
+                                   if not waiting.future.done()))
             return
         except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            error = BackendUnavailable(f"encoder {role}: the call was cancelled")
             for waiting in group:
-                waiting.future.cancel()
-            raise
-        except Exception as error:  # every merged caller gets it
+                _fail(waiting, error)
+            return
+        except Exception as error:  # every caller of the call gets it
             for waiting in group:
                 _fail(waiting, error)
             return
         if len(vectors) != len(texts):
-            for waiting in group:
-                _fail(waiting, BackendUnavailable(
-                    f"encoder answered {len(vectors)} vectors for {len(texts)} texts"))
-            return
+            raise BackendUnavailable(
+                f"encoder {role} answered {len(vectors)} vectors for {len(texts)} texts")
         start = 0
         for waiting in group:
             count = len(waiting.texts)
             if not waiting.future.done():
                 waiting.future.set_result(vectors[start : start + count])
             start += count
+
+
+def _cancel_if_abandoned(task: asyncio.Task[None], group: list[_Waiting]) -> None:
+    """Cancel ``task`` once every caller of its call has been cancelled."""
+    if not task.done() and all(waiting.future.cancelled() for waiting in group):
+        task.cancel()
 
 
 def split_callers(queue: Sequence[T], max_items: int, min_calls: int) -> list[list[T]]:

@@ -93,8 +93,9 @@ class DeploymentSettings(_Settings):
     max_ongoing_requests: int = Field(64, ge=1)
     max_queued_requests: int = Field(-1, ge=-1)
     autoscaling_config: dict[str, Any] | None = None
-    #: The search ingress keeps two encode calls per replica out at most; the calls
-    #: that come meanwhile go merged into handle calls of about this many texts at most
+    #: Each search-ingress replica keeps two encode calls per encoder replica out at
+    #: most (the deployment's roles together); the calls that come meanwhile go merged
+    #: into handle calls of about this many texts at most
     #: (``deployments.call_coalescing``; encoder deployments with a fixed
     #: ``num_replicas`` only: Serve's autoscaler counts calls, not texts); None: one
     #: handle call per encode call, none held back.
@@ -111,12 +112,13 @@ class DeploymentSettings(_Settings):
 
     def caller_merge(self) -> MergeSettings | None:
         """How the search ingress merges its encode calls to a deployment of these
-        settings: ``caller_merge_items`` per call, one call per replica at least, two
-        per replica in flight at most; None when calls are not merged
+        settings: ``caller_merge_items`` per call, spread over up to one call per
+        replica, two calls per replica in flight at most (all the deployment's roles
+        together, per ingress replica); None when calls are not merged
         (``caller_merge_items`` unset, or the replica count is Serve's to choose)."""
         if self.caller_merge_items is None or self.autoscaling_config:
             return None
-        if not isinstance(self.num_replicas, int):
+        if not isinstance(self.num_replicas, int) or self.num_replicas < 1:
             return None
         return MergeSettings(self.caller_merge_items, self.num_replicas,
                              CALLS_IN_FLIGHT_PER_REPLICA * self.num_replicas)

@@ -146,9 +146,13 @@ class ContinuousBatcher(Generic[Request, Result]):
             if not batch:
                 continue
             if not await self._answer(batch):  # it failed on one request's input
-                for item in batch:
-                    if not item.future.done():
-                        await self._answer([item])
+                try:
+                    for item in batch:
+                        if not item.future.done():
+                            await self._answer([item])
+                except BaseException:  # stopped between reruns: the rest are answered too
+                    self._fail(batch, RuntimeError("the batcher was stopped"))
+                    raise
 
     async def _answer(self, batch: list[_Pending[Request, Result]]) -> bool:
         """Run ``batch`` and answer its callers; False (nobody answered) when it failed

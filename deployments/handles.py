@@ -25,6 +25,7 @@ __all__ = [
     "HandleTextEncoder",
     "batch_stats",
     "call_handle",
+    "merged_encoder_calls",
 ]
 
 T = TypeVar("T")
@@ -58,6 +59,16 @@ async def call_handle(name: str, call: Awaitable[T]) -> T:
         raise BackendUnavailable(f"{name}: {type(cause).__name__}: {cause}"[:500]) from error
 
 
+def merged_encoder_calls(handle: DeploymentHandle, settings: MergeSettings) -> CallCoalescer:
+    """One :class:`~deployments.call_coalescing.CallCoalescer` for an
+    ``EncoderDeployment``'s handle, shared by the ports of its roles."""
+
+    async def send(role: str, texts: list[str], titles: list[str] | None) -> np.ndarray:
+        return await call_handle(f"encoder {role}", handle.encode.remote(role, texts, titles))
+
+    return CallCoalescer(send, settings)
+
+
 class HandleTextEncoder:
     """``TextEncoder`` port for one role of an ``EncoderDeployment``.
 
@@ -65,9 +76,9 @@ class HandleTextEncoder:
         handle: the deployment's handle.
         role: the role this port encodes with.
         dimension: the role's output dimension.
-        merge: how to merge concurrent encode calls into fewer handle calls
-            (:class:`deployments.call_coalescing.CallCoalescer`); None: one handle call
-            per encode call.
+        merged: the deployment's :func:`merged_encoder_calls` (shared by its roles):
+            concurrent encode calls go as fewer handle calls; None: one handle call per
+            encode call.
     """
 
     def __init__(
@@ -75,12 +86,12 @@ class HandleTextEncoder:
         handle: DeploymentHandle,
         role: str,
         dimension: int,
-        merge: MergeSettings | None = None,
+        merged: CallCoalescer | None = None,
     ) -> None:
         self.handle = handle
         self.role = role
         self.dimension = dimension
-        self.coalescer = CallCoalescer(self._call, merge) if merge is not None else None
+        self.merged = merged
 
     async def encode(self, texts: Sequence[str], titles: Sequence[str] | None = None) -> np.ndarray:
         """(n, d) float32 vectors of ``texts``, in order.
@@ -89,11 +100,8 @@ class HandleTextEncoder:
             InvalidInput: the model rejected one of these texts.
             BackendUnavailable: the deployment could not answer.
         """
-        if self.coalescer is not None:
-            return await self.coalescer.encode(texts, titles)
-        return await self._call(list(texts), list(titles) if titles is not None else None)
-
-    async def _call(self, texts: Sequence[str], titles: Sequence[str] | None) -> np.ndarray:
+        if self.merged is not None:
+            return await self.merged.encode(self.role, texts, titles)
         return await call_handle(
             f"encoder {self.role}",
             self.handle.encode.remote(

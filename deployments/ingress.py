@@ -17,6 +17,7 @@ from deployments.handles import (
     HandleImageEncoder,
     HandleTextEncoder,
     batch_stats,
+    merged_encoder_calls,
 )
 from deployments.metrics import RequestMetricsMiddleware
 from deployments.service import SearchService
@@ -53,8 +54,9 @@ class SearchIngress:
         stats: dict[str, Any] = {}
         for name, (handle, roles) in encoders.items():
             merge = config.serve.encoder.caller_merge()
+            merged = merged_encoder_calls(handle, merge) if merge is not None else None
             ports = {
-                role: HandleTextEncoder(handle, role, dim, merge) for role, dim in roles.items()
+                role: HandleTextEncoder(handle, role, dim, merged) for role, dim in roles.items()
             }
             text_ports.update(ports)
             first = next(iter(ports.values()))

@@ -145,16 +145,17 @@ async def test_merged_encoder_calls_answer_as_separate_calls(apps, config):
     from ray import serve
 
     from deployments.call_coalescing import MergeSettings
-    from deployments.handles import HandleTextEncoder
+    from deployments.handles import HandleTextEncoder, merged_encoder_calls
     from models.loader import load_role
     from pipeline.errors import InvalidInput
 
     handle = serve.get_deployment_handle("Encoder-pubmedbert", app_name="main")
-    port = HandleTextEncoder(handle, "pubmedbert", 384, MergeSettings(4, 2, max_in_flight=2))
+    merged = merged_encoder_calls(handle, MergeSettings(4, 2, max_in_flight=2))
+    port = HandleTextEncoder(handle, "pubmedbert", 384, merged)
     texts = [f"{drug} {aspect}" for drug in DRUGS[:5] for aspect in ASPECTS[:2]]
     answers = await asyncio.gather(*(port.encode([text]) for text in texts))
     # 10 callers, at most 4 texts a call: two calls out, the third when one answers
-    assert port.coalescer.calls_sent == 3
+    assert merged.calls_sent == 3
     expected = load_role("pubmedbert", config.models).encode(texts)
     np.testing.assert_allclose(np.concatenate(answers), expected, atol=1e-4)
     mixed = await asyncio.gather(

@@ -16,6 +16,8 @@ from pipeline.errors import BackendUnavailable, InvalidInput
 
 pytestmark = pytest.mark.unit
 
+ROLE = "pubmedbert"
+
 
 class RecordingDeployment:
     """The edge the coalescer calls (a stand-in for a handle call): vector = [len(text),
@@ -24,10 +26,12 @@ class RecordingDeployment:
 
     def __init__(self, fail_with: Exception | None = None) -> None:
         self.calls: list[list[str]] = []
+        self.roles: list[str] = []
         self.fail_with = fail_with
 
-    async def send(self, texts, titles):
+    async def send(self, role, texts, titles):
         self.calls.append(list(texts))
+        self.roles.append(role)
         await asyncio.sleep(0)
         if self.fail_with is not None:
             raise self.fail_with
@@ -48,7 +52,7 @@ async def test_concurrent_calls_share_handle_calls_one_per_replica():
     deployment = RecordingDeployment()
     coalescer = CallCoalescer(deployment.send, MergeSettings(16, 2))
     texts = [f"query {'x' * i}" for i in range(8)]
-    results = await asyncio.gather(*(coalescer.encode([t]) for t in texts))
+    results = await asyncio.gather(*(coalescer.encode(ROLE, [t]) for t in texts))
     for text, vectors in zip(texts, results, strict=True):
         np.testing.assert_array_equal(vectors, expected([text]))
     # 8 callers, 2 replicas: two calls of four, in order
@@ -60,7 +64,7 @@ async def test_many_callers_are_cut_to_max_items():
     deployment = RecordingDeployment()
     coalescer = CallCoalescer(deployment.send, MergeSettings(16, 2))
     texts = [f"t{i}" for i in range(40)]
-    results = await asyncio.gather(*(coalescer.encode([t]) for t in texts))
+    results = await asyncio.gather(*(coalescer.encode(ROLE, [t]) for t in texts))
     assert [len(call) for call in deployment.calls] == [14, 13, 13]
     assert [row for vectors in results for row in vectors.tolist()] == expected(texts).tolist()
 
@@ -69,7 +73,7 @@ async def test_calls_in_different_loop_iterations_are_sent_separately():
     deployment = RecordingDeployment()
     coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1))
     for text in ("one", "two", "three"):
-        np.testing.assert_array_equal(await coalescer.encode([text]), expected([text]))
+        np.testing.assert_array_equal(await coalescer.encode(ROLE, [text]), expected([text]))
     assert deployment.calls == [["one"], ["two"], ["three"]]
 
 
@@ -77,9 +81,9 @@ async def test_titles_are_merged_only_with_titles_and_stay_aligned():
     deployment = RecordingDeployment()
     coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1))
     plain, titled_a, titled_b = await asyncio.gather(
-        coalescer.encode(["aa"]),
-        coalescer.encode(["bbb", "c"], ["title", "t"]),
-        coalescer.encode(["dddd"], ["long title"]),
+        coalescer.encode(ROLE, ["aa"]),
+        coalescer.encode(ROLE, ["bbb", "c"], ["title", "t"]),
+        coalescer.encode(ROLE, ["dddd"], ["long title"]),
     )
     np.testing.assert_array_equal(plain, expected(["aa"]))
     np.testing.assert_array_equal(titled_a, expected(["bbb", "c"], ["title", "t"]))
@@ -91,31 +95,32 @@ async def test_one_callers_bad_input_fails_only_that_caller():
     deployment = RecordingDeployment()
     coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1))
     results = await asyncio.gather(
-        coalescer.encode(["good"]), coalescer.encode(["bad"]), coalescer.encode(["fine"]),
+        *(coalescer.encode(ROLE, [text]) for text in ("good", "bad", "fine")),
         return_exceptions=True,
     )
     np.testing.assert_array_equal(results[0], expected(["good"]))
     assert isinstance(results[1], InvalidInput)
     np.testing.assert_array_equal(results[2], expected(["fine"]))
     # the merged call, then each caller alone
-    assert deployment.calls == [["good", "bad", "fine"], ["good"], ["bad"], ["fine"]]
+    assert deployment.calls[0] == ["good", "bad", "fine"]
+    assert sorted(deployment.calls[1:]) == [["bad"], ["fine"], ["good"]]
 
 
 async def test_a_deployment_failure_reaches_every_merged_caller():
     deployment = RecordingDeployment(fail_with=BackendUnavailable("encoder: replica died"))
     coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1))
-    results = await asyncio.gather(*(coalescer.encode([f"q{i}"]) for i in range(3)),
+    results = await asyncio.gather(*(coalescer.encode(ROLE, [f"q{i}"]) for i in range(3)),
                                    return_exceptions=True)
     assert all(isinstance(result, BackendUnavailable) for result in results)
     assert len(deployment.calls) == 1
 
 
 async def test_a_wrong_number_of_vectors_is_a_backend_failure():
-    async def short(texts, titles):
+    async def short(role, texts, titles):
         return np.zeros((len(texts) - 1, 2), np.float32)
 
     coalescer = CallCoalescer(short, MergeSettings(16))
-    results = await asyncio.gather(coalescer.encode(["a"]), coalescer.encode(["b"]),
+    results = await asyncio.gather(coalescer.encode(ROLE, ["a"]), coalescer.encode(ROLE, ["b"]),
                                    return_exceptions=True)
     assert all(isinstance(result, BackendUnavailable) for result in results)
 
@@ -123,8 +128,8 @@ async def test_a_wrong_number_of_vectors_is_a_backend_failure():
 async def test_a_cancelled_caller_leaves_the_others_their_answers():
     deployment = RecordingDeployment()
     coalescer = CallCoalescer(deployment.send, MergeSettings(16))
-    keep = asyncio.ensure_future(coalescer.encode(["kept"]))
-    drop = asyncio.ensure_future(coalescer.encode(["dropped"]))
+    keep = asyncio.ensure_future(coalescer.encode(ROLE, ["kept"]))
+    drop = asyncio.ensure_future(coalescer.encode(ROLE, ["dropped"]))
     await asyncio.sleep(0)  # both queued and flushed into one call
     drop.cancel()
     np.testing.assert_array_equal(await keep, expected(["kept"]))
@@ -145,11 +150,11 @@ class GatedDeployment(RecordingDeployment):
         super().__init__()
         self.gates: list[asyncio.Event] = []
 
-    async def send(self, texts, titles):
+    async def send(self, role, texts, titles):
         gate = asyncio.Event()
         self.gates.append(gate)
         await gate.wait()
-        return await super().send(texts, titles)
+        return await super().send(role, texts, titles)
 
 
 async def settle():
@@ -162,7 +167,7 @@ async def test_callers_past_the_in_flight_bound_wait_and_go_merged():
     coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1, max_in_flight=2))
     callers = []
     for text in ("a0", "a1", "b0", "b1"):  # each in a loop iteration of its own
-        callers.append(asyncio.ensure_future(coalescer.encode([text])))
+        callers.append(asyncio.ensure_future(coalescer.encode(ROLE, [text])))
         await settle()
     assert len(deployment.gates) == 2  # a0 and a1 are out; b0 and b1 wait at the caller
     deployment.gates[0].set()  # one answer frees one slot: both waiting callers go together
@@ -202,3 +207,108 @@ def test_split_of_single_text_callers_is_balanced(callers, max_items, min_calls)
     assert len(groups) == max(-(-callers // max_items), min(callers, min_calls))
     assert max(map(len, groups)) - min(map(len, groups)) <= 1
     assert max(map(len, groups)) <= max_items
+
+
+async def test_roles_of_one_deployment_merge_apart_and_share_the_bound():
+    deployment = GatedDeployment()
+    coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1, max_in_flight=1))
+    first = asyncio.ensure_future(coalescer.encode("pubmedbert", ["a"]))
+    await settle()
+    queued = [asyncio.ensure_future(coalescer.encode(role, [text]))
+              for role, text in (("general-text", "g1"), ("pubmedbert", "p1"),
+                                 ("general-text", "g2"))]
+    await settle()
+    assert len(deployment.gates) == 1  # one call out: the rest wait, whatever the role
+    deployment.gates[0].set()
+    await settle()
+    # the oldest queue (general-text) goes first, merged; pubmedbert's after it answers
+    assert len(deployment.gates) == 2
+    deployment.gates[1].set()
+    await settle()
+    deployment.gates[2].set()
+    await asyncio.gather(first, *queued)
+    assert list(zip(deployment.roles, deployment.calls, strict=True)) == [
+        ("pubmedbert", ["a"]), ("general-text", ["g1", "g2"]), ("pubmedbert", ["p1"])]
+
+
+async def test_titles_not_one_per_text_are_refused_before_merging():
+    coalescer = CallCoalescer(RecordingDeployment().send, MergeSettings(16))
+    with pytest.raises(InvalidInput, match="2 titles for 1 texts"):
+        await coalescer.encode(ROLE, ["a"], ["t1", "t2"])
+
+
+async def test_merged_calls_run_in_a_context_of_their_own():
+    """A Serve request context (its request id) must not follow the merged call."""
+    import contextvars
+
+    request = contextvars.ContextVar("request", default=None)
+    seen: list[object] = []
+
+    async def send(role, texts, titles):
+        seen.append(request.get())
+        return np.zeros((len(texts), 2), np.float32)
+
+    coalescer = CallCoalescer(send, MergeSettings(16, 1, max_in_flight=1))
+
+    async def caller(name):
+        request.set(name)
+        return await coalescer.encode(ROLE, [name])
+
+    await asyncio.gather(*(caller(name) for name in "ABCDE"))
+    assert seen and all(value is None for value in seen)
+
+
+async def test_an_answer_without_vectors_fails_the_callers_instead_of_hanging():
+    async def broken(role, texts, titles):
+        return None
+
+    coalescer = CallCoalescer(broken, MergeSettings(16))
+    results = await asyncio.wait_for(asyncio.gather(
+        coalescer.encode(ROLE, ["a"]), coalescer.encode(ROLE, ["b"]), return_exceptions=True),
+        timeout=5)
+    assert all(isinstance(result, BackendUnavailable) for result in results)
+
+
+async def test_a_call_cancelled_under_its_callers_fails_them_as_backend_errors():
+    """Serve re-raises a bare CancelledError when a request is cancelled elsewhere; the
+    callers were not cancelled, so they get BackendUnavailable."""
+    async def cancelled(role, texts, titles):
+        raise asyncio.CancelledError
+
+    coalescer = CallCoalescer(cancelled, MergeSettings(16))
+    results = await asyncio.gather(coalescer.encode(ROLE, ["a"]), coalescer.encode(ROLE, ["b"]),
+                                   return_exceptions=True)
+    assert all(isinstance(result, BackendUnavailable) for result in results)
+
+
+async def test_a_call_whose_callers_all_left_gives_its_slot_back():
+    deployment = GatedDeployment()
+    coalescer = CallCoalescer(deployment.send, MergeSettings(16, 1, max_in_flight=1))
+    stuck = asyncio.ensure_future(coalescer.encode(ROLE, ["wedged"]))
+    await settle()
+    stuck.cancel()  # the only caller gives up (its request deadline)
+    await settle()
+    after = asyncio.ensure_future(coalescer.encode(ROLE, ["next"]))
+    await settle()
+    assert len(deployment.gates) == 2  # the wedged call was cancelled, its slot reused
+    deployment.gates[1].set()
+    np.testing.assert_array_equal(await after, expected(["next"]))
+
+
+async def test_a_stop_during_the_per_caller_retries_answers_every_caller():
+    calls = 0
+
+    async def rejects_then_stops(role, texts, titles):
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise InvalidInput("one bad text")
+        await asyncio.sleep(10)
+
+    coalescer = CallCoalescer(rejects_then_stops, MergeSettings(16))
+    callers = [asyncio.ensure_future(coalescer.encode(ROLE, [t])) for t in "abc"]
+    await settle()
+    for task in list(coalescer._tasks):  # the ingress replica stops
+        task.cancel()
+    results = await asyncio.wait_for(asyncio.gather(*callers, return_exceptions=True), 5)
+    assert all(isinstance(result, asyncio.CancelledError) for result in results)

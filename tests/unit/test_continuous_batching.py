@@ -127,3 +127,24 @@ async def test_errors_not_named_in_isolate_still_fail_the_whole_batch():
                                    return_exceptions=True)
     assert all(isinstance(result, ValueError) for result in results)
     assert model.batches == [[12, 13]]
+
+
+async def test_a_stop_during_the_reruns_answers_the_rest_of_the_batch():
+    class StopsOnRerun(PickyModel):
+        async def run(self, requests):
+            if len(self.batches) == 1:  # the first rerun: the replica stops meanwhile
+                self.batches.append(list(requests))
+                await asyncio.sleep(10)
+            return await super().run(requests)
+
+    model = StopsOnRerun()
+    batcher = ContinuousBatcher(model.run, max_batch_size=32, batch_wait_timeout_s=0.01,
+                                isolate=(ValueError,))
+    callers = [asyncio.ensure_future(batcher.submit(i)) for i in (12, 13, 14)]
+    for _ in range(20):
+        await asyncio.sleep(0.005)
+        if len(model.batches) >= 2:
+            break
+    batcher._worker.cancel()
+    results = await asyncio.wait_for(asyncio.gather(*callers, return_exceptions=True), 5)
+    assert all(isinstance(result, RuntimeError) for result in results), results

@@ -98,8 +98,10 @@ NOTES = [
     "Queries carry a request-unique stop-word suffix, so no query embedding is served "
     "from the ingress cache; retrieved chunks repeat across queries, so the scorer's "
     "document cache does hit, as it would in service.",
-    "Model deployments are measured through handles from the benchmark process; scorer "
-    "calls at each level use passages no earlier call in that process saw.",
+    "Model deployments are measured through handles from the benchmark process; an "
+    "encoder through the ingress's port (HandleTextEncoder), one handle call per text and "
+    "merged as the ingress merges them (serve.encoder.caller_merge_items); scorer calls "
+    "at each level use passages no earlier call in that process saw.",
     "'batching off' is max_batch_size=1 on every model deployment (the scorer then runs "
     "one pair per forward pass); 'per-request batches' keeps one request's pairs (32) "
     "per scorer forward pass but never combines requests.",

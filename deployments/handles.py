@@ -59,14 +59,20 @@ async def call_handle(name: str, call: Awaitable[T]) -> T:
         raise BackendUnavailable(f"{name}: {type(cause).__name__}: {cause}"[:500]) from error
 
 
+async def _encode(handle: DeploymentHandle, role: str, texts: Sequence[str],
+                  titles: Sequence[str] | None) -> np.ndarray:
+    """One ``encode`` handle call, its failures translated (:func:`call_handle`)."""
+    return await call_handle(
+        f"encoder {role}",
+        handle.encode.remote(role, list(texts), list(titles) if titles is not None else None),
+    )
+
+
 def merged_encoder_calls(handle: DeploymentHandle, settings: MergeSettings) -> CallCoalescer:
     """One :class:`~deployments.call_coalescing.CallCoalescer` for an
     ``EncoderDeployment``'s handle, shared by the ports of its roles."""
-
-    async def send(role: str, texts: list[str], titles: list[str] | None) -> np.ndarray:
-        return await call_handle(f"encoder {role}", handle.encode.remote(role, texts, titles))
-
-    return CallCoalescer(send, settings)
+    return CallCoalescer(lambda role, texts, titles: _encode(handle, role, texts, titles),
+                         settings)
 
 
 class HandleTextEncoder:
@@ -102,12 +108,7 @@ class HandleTextEncoder:
         """
         if self.merged is not None:
             return await self.merged.encode(self.role, texts, titles)
-        return await call_handle(
-            f"encoder {self.role}",
-            self.handle.encode.remote(
-                self.role, list(texts), list(titles) if titles is not None else None
-            ),
-        )
+        return await _encode(self.handle, self.role, texts, titles)
 
 
 class HandleCrossEncoder:

@@ -48,6 +48,14 @@ def expected(texts, titles=None):
                     dtype=np.float32)
 
 
+async def two_callers_through(send):
+    """What two callers merged into one call get from ``send`` (answers or errors)."""
+    coalescer = CallCoalescer(send, MergeSettings(16))
+    return await asyncio.wait_for(asyncio.gather(
+        coalescer.encode(ROLE, ["a"]), coalescer.encode(ROLE, ["b"]), return_exceptions=True),
+        timeout=5)
+
+
 async def test_concurrent_calls_share_handle_calls_one_per_replica():
     deployment = RecordingDeployment()
     coalescer = CallCoalescer(deployment.send, MergeSettings(16, 2))
@@ -119,9 +127,7 @@ async def test_a_wrong_number_of_vectors_is_a_backend_failure():
     async def short(role, texts, titles):
         return np.zeros((len(texts) - 1, 2), np.float32)
 
-    coalescer = CallCoalescer(short, MergeSettings(16))
-    results = await asyncio.gather(coalescer.encode(ROLE, ["a"]), coalescer.encode(ROLE, ["b"]),
-                                   return_exceptions=True)
+    results = await two_callers_through(short)
     assert all(isinstance(result, BackendUnavailable) for result in results)
 
 
@@ -262,10 +268,7 @@ async def test_an_answer_without_vectors_fails_the_callers_instead_of_hanging():
     async def broken(role, texts, titles):
         return None
 
-    coalescer = CallCoalescer(broken, MergeSettings(16))
-    results = await asyncio.wait_for(asyncio.gather(
-        coalescer.encode(ROLE, ["a"]), coalescer.encode(ROLE, ["b"]), return_exceptions=True),
-        timeout=5)
+    results = await two_callers_through(broken)
     assert all(isinstance(result, BackendUnavailable) for result in results)
 
 
@@ -275,9 +278,7 @@ async def test_a_call_cancelled_under_its_callers_fails_them_as_backend_errors()
     async def cancelled(role, texts, titles):
         raise asyncio.CancelledError
 
-    coalescer = CallCoalescer(cancelled, MergeSettings(16))
-    results = await asyncio.gather(coalescer.encode(ROLE, ["a"]), coalescer.encode(ROLE, ["b"]),
-                                   return_exceptions=True)
+    results = await two_callers_through(cancelled)
     assert all(isinstance(result, BackendUnavailable) for result in results)
 
 

@@ -70,11 +70,6 @@ class StoreSettings(_Settings):
     pool_max_size: int = Field(8, ge=1)
 
 
-#: Encode calls the search ingress keeps out to each replica of an encoder deployment:
-#: one in its forward pass, one collecting the next batch (``caller_merge``).
-CALLS_IN_FLIGHT_PER_REPLICA = 2
-
-
 class DeploymentSettings(_Settings):
     """Ray Serve options of one model deployment kind (encoder, cross-encoder, image).
 
@@ -93,13 +88,20 @@ class DeploymentSettings(_Settings):
     max_ongoing_requests: int = Field(64, ge=1)
     max_queued_requests: int = Field(-1, ge=-1)
     autoscaling_config: dict[str, Any] | None = None
-    #: Each search-ingress replica keeps two encode calls per encoder replica out at
-    #: most (the deployment's roles together); the calls that come meanwhile go merged
-    #: into handle calls of about this many texts at most
+    #: Each search-ingress replica keeps ``caller_calls_per_replica`` encode calls per
+    #: encoder replica out at most (the deployment's roles together); the calls that
+    #: come meanwhile go merged into handle calls of about this many texts at most
     #: (``deployments.call_coalescing``; encoder deployments with a fixed
     #: ``num_replicas`` only: Serve's autoscaler counts calls, not texts); None: one
     #: handle call per encode call, none held back.
     caller_merge_items: int | None = Field(16, ge=1)
+    #: Merged encode calls out per encoder replica (per ingress replica). 1: the
+    #: callers queue at the ingress while the replica runs its forward pass and go as
+    #: one larger call (on 2 CPU cores, 1 served 1.1-1.45x the texts/s of 2 with int8
+    #: MiniLM at c=8-32 and half the caller's CPU per text; torch the same within noise;
+    #: bench/README.md, issue 16). 2 overlaps the next call's round trip with the
+    #: forward pass, for a model whose forward pass is as short as a handle call.
+    caller_calls_per_replica: int = Field(1, ge=1)
 
     def threads_for(self, models: ModelProfile) -> int:
         """Intra-op threads of one replica: ``intra_op_threads``, else the profile's
@@ -113,15 +115,16 @@ class DeploymentSettings(_Settings):
     def caller_merge(self) -> MergeSettings | None:
         """How the search ingress merges its encode calls to a deployment of these
         settings: ``caller_merge_items`` per call, spread over up to one call per
-        replica, two calls per replica in flight at most (all the deployment's roles
-        together, per ingress replica); None when calls are not merged
+        replica, ``caller_calls_per_replica`` calls per replica in flight at most (all
+        the deployment's roles together, per ingress replica); None when calls are not
+        merged
         (``caller_merge_items`` unset, or the replica count is Serve's to choose)."""
         if self.caller_merge_items is None or self.autoscaling_config:
             return None
         if not isinstance(self.num_replicas, int) or self.num_replicas < 1:
             return None
         return MergeSettings(self.caller_merge_items, self.num_replicas,
-                             CALLS_IN_FLIGHT_PER_REPLICA * self.num_replicas)
+                             self.caller_calls_per_replica * self.num_replicas)
 
     def replica_models(self, models: ModelProfile) -> ModelProfile:
         """The model profile a replica of this deployment loads: ``models`` with

@@ -172,8 +172,9 @@ def test_replica_threads_come_from_the_deployment_not_from_ray(
 @pytest.mark.parametrize(
     ("fields", "expected"),
     [
-        ({}, (16, 1, 2)),
-        ({"num_replicas": 3, "caller_merge_items": 8}, (8, 3, 6)),
+        ({}, (16, 1, 1)),
+        ({"num_replicas": 3, "caller_merge_items": 8}, (8, 3, 3)),
+        ({"num_replicas": 2, "caller_calls_per_replica": 2}, (16, 2, 4)),
         ({"caller_merge_items": None}, None),
         ({"num_replicas": "auto"}, None),
         ({"autoscaling_config": {"min_replicas": 1, "max_replicas": 4}}, None),
@@ -181,8 +182,9 @@ def test_replica_threads_come_from_the_deployment_not_from_ray(
 )
 def test_the_ingress_merges_encode_calls_only_over_a_fixed_replica_count(fields, expected):
     """Merged calls hide load from Serve's autoscaler (it counts calls, not texts), so an
-    autoscaled encoder gets one handle call per encode call; a fixed one two calls per
-    replica out at most (``DeploymentSettings.caller_merge``)."""
+    autoscaled encoder gets one handle call per encode call; a fixed one
+    ``caller_calls_per_replica`` calls per replica out at most (default one;
+    ``DeploymentSettings.caller_merge``)."""
     from deployments.config import DeploymentSettings
 
     merge = DeploymentSettings(**fields).caller_merge()

@@ -87,9 +87,10 @@ BATCHING_OFF = {"serve": {"encoder": {"max_batch_size": 1, "caller_merge_items":
 PER_REQUEST_BATCHES = {"serve": {"encoder": {"max_batch_size": 1, "caller_merge_items": None},
                                  "cross_encoder": {"max_batch_size": 32}}}
 CALLS_NOT_MERGED = {"serve": {"encoder": {"caller_merge_items": None}}}
+TWO_CALLS_PER_REPLICA = {"serve": {"encoder": {"caller_calls_per_replica": 2}}}
 SEQUENTIAL_PLANS = {"pipeline": {"parallel_plans": False}}
 SERVICE_VARIANTS = ("batching on", "batching off", "per-request batches", "sequential plans",
-                    "calls not merged")
+                    "calls not merged", "2 merged calls per replica")
 NOTES = [
     "Every service variant is a fresh deployment (cold query-embedding cache in the "
     "ingress, cold document-embedding cache in the scorer replica) and sees the same query "
@@ -100,8 +101,10 @@ NOTES = [
     "document cache does hit, as it would in service.",
     "Model deployments are measured through handles from the benchmark process; an "
     "encoder through the ingress's port (HandleTextEncoder), one handle call per text and "
-    "merged as the ingress merges them (serve.encoder.caller_merge_items); scorer calls "
-    "at each level use passages no earlier call in that process saw.",
+    "merged as the ingress merges them (serve.encoder.caller_merge_items); the "
+    "CrossEncoder deployment with pipeline.tier2.scorer=cross_encoder (the production "
+    "profile's; the offline default scores from stored vectors and deploys none), its "
+    "calls at each level on passages no earlier call in that process saw.",
     "'batching off' is max_batch_size=1 on every model deployment (the scorer then runs "
     "one pair per forward pass); 'per-request batches' keeps one request's pairs (32) "
     "per scorer forward pass but never combines requests.",
@@ -146,7 +149,10 @@ class BaselineSettings:
     #: (absent: the profile's)
     encoder_batch_wait_s: dict[str, float] = field(default_factory=dict)
     infinity_port: int = 7997
-    ray_cpus: int = 4
+    #: Ray's logical CPUs (a scheduling count, not cores): the encoder step's model
+    #: deployments (text, SMILES, cross-encoder, 2 replicas each with --encoder-replicas 2)
+    #: and its HTTP apps are up at once, and a replica that does not fit waits unplaced
+    ray_cpus: int = 6
     route_prefix: str = "/"
     out_dir: Path = REPOSITORY / "bench" / "results"
     seed: int = 0
@@ -282,7 +288,30 @@ def run_infinity(settings: BaselineSettings) -> dict[str, Any]:
                     _progress(f"infinity-emb {label} c={concurrency}", rows[-1])
         except (FileNotFoundError, RuntimeError, OSError) as error:
             rows.append({"engine": label, "skipped": f"{type(error).__name__}: {error}"[-600:]})
-    return {"batch_size": batch, "python": str(settings.infinity_python), "rows": rows}
+    return {"batch_size": batch, "python": str(settings.infinity_python),
+            "packages": _peer_packages(settings.infinity_python), "rows": rows}
+
+
+PEER_PACKAGES = ("infinity-emb", "optimum", "optimum-onnx", "onnxruntime", "torch",
+                 "transformers")
+
+
+def _peer_packages(python: Path) -> dict[str, str]:
+    """Distribution -> version in the peer's environment (its engines' speed moved with
+    them between runs); {} when that python cannot say."""
+    import subprocess
+
+    script = ("import importlib.metadata as m, json, sys\n"
+              "def v(n):\n"
+              "    try: return m.version(n)\n"
+              "    except m.PackageNotFoundError: return None\n"
+              "print(json.dumps({n: v(n) for n in sys.argv[1:] if v(n)}))")
+    try:
+        done = subprocess.run([str(python), "-c", script, *PEER_PACKAGES],
+                              capture_output=True, text=True, timeout=60, check=True)
+        return json.loads(done.stdout)
+    except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
+        return {}
 
 
 # -- 4. encoders --------------------------------------------------------------------------
@@ -307,15 +336,20 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
     http_rows: list[dict[str, Any]] = []
     for runtime, threads, replicas in itertools.product(
             settings.runtimes, settings.served_threads, settings.encoder_replicas):
-        overrides: dict[str, Any] = {"models": {"runtime": runtime}, "serve": {}}
-        if threads:
-            overrides["serve"] = {name: {"intra_op_threads": threads}
-                                  for name in ("encoder", "cross_encoder")}
-        if replicas:
-            overrides["serve"].setdefault("encoder", {})["num_replicas"] = replicas
+        # Tier-2 on the cross-encoder role, so the scorer gets its own deployment to
+        # measure (the production profile's setting; the offline default scores from
+        # stored vectors and deploys none)
+        overrides: dict[str, Any] = {"models": {"runtime": runtime},
+                                     "pipeline": {"tier2": {"scorer": "cross_encoder"}},
+                                     "serve": {"encoder": {}, "cross_encoder": {}}}
+        for name in ("encoder", "cross_encoder"):
+            if threads:
+                overrides["serve"][name]["intra_op_threads"] = threads
+            if replicas:
+                overrides["serve"][name]["num_replicas"] = replicas
         wait_s = settings.encoder_batch_wait_s.get(runtime)
         if wait_s is not None:
-            overrides["serve"].setdefault("encoder", {})["batch_wait_timeout_s"] = wait_s
+            overrides["serve"]["encoder"]["batch_wait_timeout_s"] = wait_s
         if settings.embeddings_port:  # the direct app's replicas also answer on this port
             overrides["serve"] |= {"embeddings_route": "/v1/embeddings",
                                    "embeddings_port": settings.embeddings_port}
@@ -401,7 +435,8 @@ def run_service_variants(settings: BaselineSettings, endpoints: StoreEndpoints,
     """``/v1/search`` load on each variant of the application (Serve running at
     ``serve_url``, the application at ``settings.route_prefix``):
     every concurrency with batching on; the comparison concurrencies for batching off,
-    one request's pairs per scorer call, and sequential plans."""
+    one request's pairs per scorer call, sequential plans, encode calls not merged at
+    the ingress, and two merged calls out per encoder replica instead of one."""
     from ray import serve
 
     every = [
@@ -410,6 +445,8 @@ def run_service_variants(settings: BaselineSettings, endpoints: StoreEndpoints,
         ("per-request batches", PER_REQUEST_BATCHES, settings.compare_concurrencies, ()),
         ("sequential plans", SEQUENTIAL_PLANS, settings.compare_concurrencies, ()),
         ("calls not merged", CALLS_NOT_MERGED, settings.compare_concurrencies, ()),
+        ("2 merged calls per replica", TWO_CALLS_PER_REPLICA,
+         settings.compare_concurrencies, ()),
     ]
     variants: list[tuple[str, dict[str, Any] | None, tuple[int, ...], tuple[float, ...]]] = [
         variant for variant in every if variant[0] in settings.service_variants]
@@ -587,7 +624,8 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
                         help="peer engines: torch, optimum:FOLDER (bench/README.md)")
     parser.add_argument("--infinity-python", type=Path, default=None,
                         help="python of the infinity-emb environment (bench/README.md)")
-    parser.add_argument("--ray-cpus", type=int, default=4)
+    parser.add_argument("--ray-cpus", type=int, default=BaselineSettings.ray_cpus,
+                        help="Ray's logical CPUs (a scheduling count)")
     parser.add_argument("--out", type=Path, default=BaselineSettings.out_dir)
     parser.add_argument("--quick", action="store_true", help="tiny bounds (smoke run)")
     args = parser.parse_args(argv)

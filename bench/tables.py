@@ -134,6 +134,15 @@ def _peer_rates(report: Mapping[str, Any]) -> dict[int, tuple[str, float]]:
     return best
 
 
+def _peer_packages_line(infinity: Mapping[str, Any]) -> str:
+    """`` The peer's packages: name version, ...`` (empty when not recorded)."""
+    packages = infinity.get("packages") or {}
+    if not packages:
+        return ""
+    return " The peer's packages: " + ", ".join(
+        f"{name} {version}" for name, version in packages.items()) + "."
+
+
 def _infinity_table(report: Mapping[str, Any]) -> list[str]:
     infinity = report.get("infinity") or {}
     ours = infinity.get("ours_over_http") or []
@@ -150,7 +159,8 @@ def _infinity_table(report: Mapping[str, Any]) -> list[str]:
               "client CPU ms: the benchmark process's CPU per request (the load generator; on our "
               "rows also the Ray driver's threads), on the same cores; "
               "front_parse / handle: the front deployment's body parse and its handle call; "
-              "queue / forward / replica: in the encoder replica, from Server-Timing).", "",
+              "queue / forward / replica: in the encoder replica, from Server-Timing)."
+              + _peer_packages_line(infinity), "",
               "| server | setting | path | concurrency | texts/s | ours / infinity | "
               "client p99 | client CPU ms | " + " | ".join(HOP_COLUMNS) + " |",
               "|---|---|---|---|---|---|---|---|" + "---|" * len(HOP_COLUMNS)]

@@ -308,9 +308,11 @@ def _peer_packages(python: Path) -> dict[str, str]:
               "print(json.dumps({n: v(n) for n in sys.argv[1:] if v(n)}))")
     try:
         done = subprocess.run([str(python), "-c", script, *PEER_PACKAGES],
-                              capture_output=True, text=True, timeout=60, check=True)
-        return json.loads(done.stdout)
-    except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
+                              capture_output=True, text=True, errors="replace", timeout=60,
+                              check=True)
+        lines = done.stdout.strip().splitlines()
+        return json.loads(lines[-1]) if lines else {}  # the last line: a site hook may print
+    except (OSError, subprocess.SubprocessError, ValueError):  # JSONDecodeError included
         return {}
 
 
@@ -599,7 +601,10 @@ def _arguments(argv: Sequence[str] | None) -> BaselineSettings:
     parser.add_argument("--duration", type=float, default=240.0, help="s per level (bound)")
     parser.add_argument("--encoder-concurrency", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--encoder-calls", type=int, default=256)
-    parser.add_argument("--scorer-calls", type=int, default=16)
+    parser.add_argument("--scorer-calls", type=int, default=16,
+                        help="cross-encoder calls per level (32 passages each); a level "
+                        "runs at most this many at once, so give several times the highest "
+                        "--encoder-concurrency")
     parser.add_argument("--served-threads", type=int, nargs="*", default=[0, 2],
                         help="intra-op threads per model replica (serve.<kind>."
                         "intra_op_threads) variants; 0 = the profile's")

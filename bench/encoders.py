@@ -436,7 +436,10 @@ def served_comparison(
                 rows.append(ServedRow(
                     deployment=name, label=settings.label,
                     unit="pairs/s" if kind == "cross-encoder" else "texts/s",
-                    concurrency=concurrency, served_rate=result.rate, limit_rate=limit_rate,
+                    # callers beyond the calls of a level never call: 8 scorer calls
+                    # measure c=8 whatever the level asked for
+                    concurrency=min(concurrency, len(work)),
+                    served_rate=result.rate, limit_rate=limit_rate,
                     items=result.items, failures=result.failures, limit_batch=limit_batch,
                     limit_threads=torch.get_num_threads(),
                     served_threads=_served_threads(config, name),

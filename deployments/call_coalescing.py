@@ -1,8 +1,9 @@
 """Caller-side merging of encode calls: the search ingress keeps at most a few calls
-out to a model deployment (``max_in_flight``, by default one per replica); the encode
-calls that come while those are out queue, and go as fewer handle calls as soon as one
-answers: of about ``max_items`` texts at most, spread over up to one call per replica
-(``min_calls``). Calls made in the same loop iteration merge the same way.
+out to a model deployment (``max_in_flight``; by default one per replica,
+``serve.encoder.caller_calls_per_replica``); the encode calls that come while those are
+out queue, and go as fewer handle calls as soon as one answers: of about ``max_items``
+texts at most, spread over up to one call per replica (``min_calls``). Calls made in
+the same loop iteration merge the same way.
 
 Why: on a CPU a Ray handle call costs the caller and the replica about as much CPU as
 an int8 forward pass of one short query (issue 16), so one call per text spends the

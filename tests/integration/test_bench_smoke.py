@@ -254,19 +254,3 @@ def _free_port() -> int:
 
     return find_free_port()
 
-
-def test_the_peers_package_versions_are_recorded(tmp_path):
-    """Its engines' speed moved with its packages between runs, so the report names them;
-    a python that cannot answer gives none rather than failing the run."""
-    import sys
-
-    import torch
-
-    packages = baselines._peer_packages(Path(sys.executable))
-    assert packages["torch"] == torch.__version__.split("+")[0]  # the distribution version
-    assert "infinity-emb" not in packages  # only what is installed
-    assert baselines._peer_packages(tmp_path / "no-python") == {}
-    report = {"infinity": {"packages": packages, "rows": [
-        {"engine": "torch", "concurrency": 1, "texts_per_s": 10.0, "texts": 10,
-         "failures": 0}]}}
-    assert f"torch {packages['torch']}" in markdown(report)

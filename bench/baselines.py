@@ -30,6 +30,7 @@ import itertools
 import json
 import math
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -299,8 +300,6 @@ PEER_PACKAGES = ("infinity-emb", "optimum", "optimum-onnx", "onnxruntime", "torc
 def _peer_packages(python: Path) -> dict[str, str]:
     """Distribution -> version in the peer's environment (its engines' speed moved with
     them between runs); {} when that python cannot say."""
-    import subprocess
-
     script = ("import importlib.metadata as m, json, sys\n"
               "def v(n):\n"
               "    try: return m.version(n)\n"

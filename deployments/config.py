@@ -120,8 +120,7 @@ class DeploymentSettings(_Settings):
         settings: ``caller_merge_items`` per call, spread over up to one call per
         replica, ``caller_calls_per_replica`` calls per replica in flight at most (all
         the deployment's roles together, per ingress replica); None when calls are not
-        merged
-        (``caller_merge_items`` unset, or the replica count is Serve's to choose)."""
+        merged (``caller_merge_items`` unset, or the replica count is Serve's to choose)."""
         if self.caller_merge_items is None or self.autoscaling_config:
             return None
         if not isinstance(self.num_replicas, int) or self.num_replicas < 1:

@@ -253,4 +253,3 @@ def _free_port() -> int:
     from deployments.runtime import find_free_port
 
     return find_free_port()
-

@@ -154,8 +154,10 @@ async def test_merged_encoder_calls_answer_as_separate_calls(apps, config):
     port = HandleTextEncoder(handle, "pubmedbert", 384, merged)
     texts = [f"{drug} {aspect}" for drug in DRUGS[:5] for aspect in ASPECTS[:2]]
     answers = await asyncio.gather(*(port.encode([text]) for text in texts))
-    # 10 callers, at most 4 texts a call: two calls out, the third when one answers
-    assert merged.calls_sent == 3
+    # 10 callers, at most 4 texts a call: two calls out (4 + 3 texts), the last 3 callers
+    # in one call when one answers, or spread over two when both answered in the same
+    # loop iteration (both slots free): 3 or 4 calls, never one per caller
+    assert merged.calls_sent in (3, 4)
     expected = load_role("pubmedbert", config.models).encode(texts)
     np.testing.assert_allclose(np.concatenate(answers), expected, atol=1e-4)
     mixed = await asyncio.gather(

@@ -23,7 +23,11 @@ from ray.serve.handle import DeploymentHandle
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from deployments.app import build_embeddings_application, deployment_options
+from deployments.app import (
+    build_embeddings_application,
+    deployment_options,
+    encoder_deployment_options,
+)
 from deployments.config import AppConfig
 from deployments.cross_encoder import CrossEncoderDeployment
 from deployments.embeddings_http import server_timing
@@ -105,7 +109,7 @@ def deploy_model_apps(
             kind = "cross-encoder"
         else:
             bound = EncoderDeployment.options(
-                name=name, **deployment_options(config.serve.encoder)
+                name=name, **encoder_deployment_options(config.serve.encoder)
             ).bind(config.serve.encoder.replica_models(config.models), list(roles))
             kind = "encoder"
         serve.run(bound, name=app_name, route_prefix=None, blocking=False)

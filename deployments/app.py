@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from ray.serve import Application
 
+from deployments.autoscaling import with_texts_policy
 from deployments.config import AppConfig, DeploymentSettings, config_from_data, load_config_data
 from deployments.cross_encoder import CrossEncoderDeployment
 from deployments.encoder import EncoderDeployment
@@ -35,12 +36,16 @@ __all__ = [
     "build_embeddings_application",
     "cpu_demand",
     "deployment_options",
+    "encoder_deployment_options",
 ]
 
 
 class AppArgs(BaseModel):
     """Arguments of ``build_app`` (strings from the ``serve run`` command line or a Serve
-    config file's ``args``)."""
+    config file's ``args``). ``overrides``: profile keys, nested as in a profile, merged
+    over the profile and ``config`` (a Serve config file's inline ``--config``; e.g. the
+    encoders' ``serve.encoder.autoscaling_config``, which the search ingress must see to
+    merge its encode calls without holding any back)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -49,6 +54,7 @@ class AppArgs(BaseModel):
     data_dir: str | None = None
     milvus_uri: str | None = None
     postgres_dsn: str | None = None
+    overrides: dict[str, Any] | None = None
 
 
 def deployment_options(settings: DeploymentSettings) -> dict[str, Any]:
@@ -66,6 +72,17 @@ def deployment_options(settings: DeploymentSettings) -> dict[str, Any]:
         options["autoscaling_config"] = settings.autoscaling_config
     else:
         options["num_replicas"] = settings.num_replicas
+    return options
+
+
+def encoder_deployment_options(settings: DeploymentSettings) -> dict[str, Any]:
+    """:func:`deployment_options` of an ``EncoderDeployment``: under autoscaling it
+    scales on the texts its replicas hold (``deployments.autoscaling``;
+    ``target_ongoing_requests`` counts texts), unless ``autoscaling_config`` names a
+    policy of its own."""
+    options = deployment_options(settings)
+    if "autoscaling_config" in options:
+        options["autoscaling_config"] = with_texts_policy(options["autoscaling_config"])
     return options
 
 
@@ -142,7 +159,7 @@ def build_application(
         dims = {role: config.models.spec(role).dimension for role in roles}
         if deployment.kind == "encoder":
             bound = overrides.get(name) or EncoderDeployment.options(
-                name=name, **deployment_options(serve.encoder)
+                name=name, **encoder_deployment_options(serve.encoder)
             ).bind(serve.encoder.replica_models(config.models), list(roles))
             encoders[name] = (bound, dims)
         elif deployment.kind == "image_encoder":
@@ -184,7 +201,7 @@ def build_embeddings_application(config: AppConfig) -> Application:
     )
     return EncoderDeployment.options(
         name=_embeddings_name(first),
-        **deployment_options(config.serve.encoder),
+        **encoder_deployment_options(config.serve.encoder),
         # an overloaded replica answers as the search ingress does: 503 + Retry-After
         backpressure_config={"status_code": 503, "retry_after_s": config.serve.retry_after_s},
     ).bind(
@@ -197,7 +214,7 @@ def build_embeddings_application(config: AppConfig) -> Application:
     )
 
 
-def build_app(args: dict[str, str]) -> Application:
+def build_app(args: dict[str, Any]) -> Application:
     """Ray Serve app builder (``serve run deployments.app:build_app profile=default``).
 
     The edge of a Serve config file: the configuration is read, merged with the
@@ -210,7 +227,7 @@ def build_app(args: dict[str, str]) -> Application:
         FileNotFoundError: unknown profile.
     """
     parsed = AppArgs.model_validate(args or {})
-    data = load_config_data(parsed.profile, parsed.config, parsed.data_dir)
+    data = load_config_data(parsed.profile, parsed.config, parsed.data_dir, parsed.overrides)
     stores = dict(data.get("stores") or {})
     if parsed.milvus_uri:
         stores["milvus_uri"] = parsed.milvus_uri

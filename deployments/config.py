@@ -91,9 +91,10 @@ class DeploymentSettings(_Settings):
     #: Each search-ingress replica keeps ``caller_calls_per_replica`` encode calls per
     #: encoder replica out at most (the deployment's roles together); the calls that
     #: come meanwhile go merged into handle calls of about this many texts at most
-    #: (``deployments.call_coalescing``; encoder deployments with a fixed
-    #: ``num_replicas`` only: Serve's autoscaler counts calls, not texts); None: one
-    #: handle call per encode call, none held back.
+    #: (``deployments.call_coalescing``). Under ``autoscaling_config`` no call is held
+    #: back (the autoscaler must see every text at the replicas: an encoder deployment
+    #: scales on texts, ``deployments.autoscaling``); only the calls made in one event
+    #: loop iteration merge. None: one handle call per encode call.
     caller_merge_items: int | None = Field(16, ge=1)
     #: Merged encode calls out per encoder replica (per ingress replica). 1: the
     #: callers queue at the ingress while the replica runs its forward pass and go as
@@ -117,12 +118,20 @@ class DeploymentSettings(_Settings):
 
     def caller_merge(self) -> MergeSettings | None:
         """How the search ingress merges its encode calls to a deployment of these
-        settings: ``caller_merge_items`` per call, spread over up to one call per
-        replica, ``caller_calls_per_replica`` calls per replica in flight at most (all
-        the deployment's roles together, per ingress replica); None when calls are not
-        merged (``caller_merge_items`` unset, or the replica count is Serve's to choose)."""
-        if self.caller_merge_items is None or self.autoscaling_config:
+        settings (all the deployment's roles together, per ingress replica):
+        ``caller_merge_items`` per call, spread over up to one call per replica.
+        With a fixed ``num_replicas``, ``caller_calls_per_replica`` calls per replica in
+        flight at most, the callers that come meanwhile queue and go merged. Under
+        ``autoscaling_config`` (replicas: its ``max_replicas``, Serve's default 1) no
+        bound: the calls made in one event-loop iteration merge, none waits, so every
+        text reaches a replica, where the texts-in-flight policy counts it. None when
+        calls are not merged (``caller_merge_items`` unset, or ``num_replicas: auto``
+        without an ``autoscaling_config``)."""
+        if self.caller_merge_items is None:
             return None
+        if self.autoscaling_config:
+            replicas = max(1, int(self.autoscaling_config.get("max_replicas", 1)))
+            return MergeSettings(self.caller_merge_items, replicas, None)
         if not isinstance(self.num_replicas, int) or self.num_replicas < 1:
             return None
         return MergeSettings(self.caller_merge_items, self.num_replicas,

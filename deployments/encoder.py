@@ -22,6 +22,7 @@ from ray import serve
 from starlette.requests import Request
 from starlette.responses import Response
 
+from deployments.autoscaling import TEXTS_IN_FLIGHT
 from deployments.batching import BatchStats, EncodeRequest, encode_batch, items_in
 from deployments.embeddings_http import EncodeTimings, embeddings_call
 from deployments.embeddings_port import EmbeddingsPort
@@ -66,6 +67,7 @@ class EncoderDeployment:
         self.roles = list(roles)
         self.batch = BatchSettings()
         self.stats = BatchStats()
+        self._texts_in_flight = 0  # entered encode_timed, not yet answered
         self._batcher = self.batch.batcher(self._encode_batch, lambda r: items_in([r]))
         self.http_timeout_s = http_timeout_s
         self.port: EmbeddingsPort | None = None
@@ -128,7 +130,11 @@ class EncoderDeployment:
             )
             return await self._batcher.submit(EncodeRequest(role, tuple(part), part_titles))
 
-        parts = await gather_split(text_list, self.batch.max_batch_size, piece)
+        self._texts_in_flight += len(text_list)
+        try:
+            parts = await gather_split(text_list, self.batch.max_batch_size, piece)
+        finally:
+            self._texts_in_flight -= len(text_list)
         vectors = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
         started = max(p[1] for p in parts)
         timings = EncodeTimings(
@@ -154,6 +160,11 @@ class EncoderDeployment:
         vectors = await asyncio.to_thread(encode_batch, self.models, requests)
         forward_ms = (time.perf_counter() - started) * 1000
         return [(v, started, forward_ms) for v in vectors]
+
+    def record_autoscaling_stats(self) -> dict[str, float]:
+        """Serve's custom autoscaling metric (``deployments.autoscaling``): texts this
+        replica holds now, queued in its batcher or in the forward pass."""
+        return {TEXTS_IN_FLIGHT: float(self._texts_in_flight)}
 
     def dimensions(self) -> dict[str, int]:
         """Output dimension per role."""

@@ -62,6 +62,7 @@ class DeploymentPlan:
     """Where one deployment runs and how it scales."""
 
     name: str
+    kind: Kind
     model: str
     label: str
     placement: Literal["whole", "shared"]
@@ -274,6 +275,7 @@ def make_plan(
         plans.append(
             DeploymentPlan(
                 name=name,
+                kind=demand.kind,
                 model=demand.model,
                 label=demand.cost.label,
                 placement="whole" if is_whole else "shared",

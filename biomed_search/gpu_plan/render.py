@@ -11,10 +11,30 @@ import yaml
 from biomed_search.gpu_plan.costs import load_measurements
 from biomed_search.gpu_plan.kinds import IMPORT_PATH, INGRESS_NAME
 from biomed_search.gpu_plan.planner import GpuPlan, PlannerSettings, demands_for_config, make_plan
+from deployments.autoscaling import with_texts_policy
 from deployments.config import AppConfig
 
 
 # -- output -----------------------------------------------------------------------------------
+def _app_args(plan: GpuPlan) -> dict[str, Any]:
+    """``build_app`` arguments: the profile, and the text encoders' autoscaling (the widest
+    range and smallest target of the plan's encoders) as a profile override, so the search
+    ingress knows they autoscale and merges its encode calls without holding any back
+    (``DeploymentSettings.caller_merge``). Each encoder's own range is its Serve-level
+    entry, which Serve applies over the application's."""
+    args: dict[str, Any] = {"profile": plan.profile}
+    encoders = [item for item in plan.deployments if item.kind == "encoder"]
+    if encoders:
+        args["overrides"] = {"serve": {"encoder": {"autoscaling_config": {
+            "min_replicas": min(item.min_replicas for item in encoders),
+            "max_replicas": max(item.max_replicas for item in encoders),
+            "target_ongoing_requests": min(item.target_ongoing_requests for item in encoders),
+            "upscale_delay_s": plan.settings.upscale_delay_s,
+            "downscale_delay_s": min(item.downscale_delay_s for item in encoders),
+        }}}}
+    return args
+
+
 def serve_config(plan: GpuPlan, route_prefix: str = "/") -> dict[str, Any]:
     """A Ray Serve config file (``serve deploy`` / ``serve run`` / ``serveConfigV2``) with
     one application whose deployments carry the plan."""
@@ -33,17 +53,22 @@ def serve_config(plan: GpuPlan, route_prefix: str = "/") -> dict[str, Any]:
         }
     ]
     for item in plan.deployments:
+        scaling = {
+            "min_replicas": item.min_replicas,
+            "max_replicas": item.max_replicas,
+            "initial_replicas": item.min_replicas,
+            "target_ongoing_requests": item.target_ongoing_requests,
+            "upscale_delay_s": plan.settings.upscale_delay_s,
+            "downscale_delay_s": item.downscale_delay_s,
+        }
+        # a Serve config's autoscaling_config replaces the application's whole: an
+        # encoder keeps its texts-in-flight policy (deployments.autoscaling) only here
+        if item.kind == "encoder":
+            scaling = with_texts_policy(scaling)
         deployments.append(
             {
                 "name": item.name,
-                "autoscaling_config": {
-                    "min_replicas": item.min_replicas,
-                    "max_replicas": item.max_replicas,
-                    "initial_replicas": item.min_replicas,
-                    "target_ongoing_requests": item.target_ongoing_requests,
-                    "upscale_delay_s": plan.settings.upscale_delay_s,
-                    "downscale_delay_s": item.downscale_delay_s,
-                },
+                "autoscaling_config": scaling,
                 "max_ongoing_requests": item.max_ongoing_requests,
                 "ray_actor_options": {"num_cpus": item.num_cpus, "num_gpus": item.num_gpus},
                 "user_config": {
@@ -60,7 +85,7 @@ def serve_config(plan: GpuPlan, route_prefix: str = "/") -> dict[str, Any]:
                 "name": "biomed-search",
                 "route_prefix": route_prefix,
                 "import_path": IMPORT_PATH,
-                "args": {"profile": plan.profile},
+                "args": _app_args(plan),
                 "deployments": deployments,
             }
         ],
@@ -123,7 +148,9 @@ def format_plan(plan: GpuPlan) -> str:
         "tokens (text) or models.max_batch_size images; larger serve batches are split into "
         "such forward passes, so the serve batch does not raise peak memory.",
         "- target_ongoing_requests = requests that fill one batch: a replica scales out when "
-        "more than a full batch waits; max_ongoing_requests >= max_batch_size.",
+        "more than a full batch waits; max_ongoing_requests >= max_batch_size. A text "
+        "encoder counts texts, not calls (deployments.autoscaling:texts_in_flight_policy): "
+        "the search ingress merges its encode calls.",
         *(f"- {note}" for note in plan.notes),
     ]
     return "\n".join(lines)

@@ -7,6 +7,10 @@ forward pass, without spending the shared CPU); the autoscaling path is Serve's 
 the session's Ray (``serve_cluster``), as a separate application and route prefix. The
 delays are short here (1 s up, 3 s down); the shipped configs use 5 s up and 60-300 s
 down. Bounded to about two minutes.
+
+Then the real ``EncoderDeployment`` with ``encoder_deployment_options``: fed merged calls
+(few calls, many texts) it scales on the texts its replicas report
+(``deployments.autoscaling``), where Serve's default policy, counting calls, would not.
 """
 
 from __future__ import annotations
@@ -134,3 +138,91 @@ def test_deployment_scales_from_one_to_two_replicas_under_load_and_back(slow_app
     scaled_down = _wait_for(lambda: _running_replicas() == 1, DOWN_TIMEOUT_S, history)
     assert scaled_down, f"did not scale back to one replica; replicas seen: {history}"
     assert max(history) == 2  # never above max_replicas
+
+
+ENCODER_APP = "autoscaling-encoder-test"
+ENCODER_TEXTS_PER_CALL = 64
+ENCODER_SETTINGS = DeploymentSettings(
+    num_cpus=0.1,
+    max_batch_size=16,
+    batch_wait_timeout_s=0.0,
+    max_ongoing_requests=8,
+    autoscaling_config={
+        "min_replicas": 1,
+        "initial_replicas": 1,
+        "max_replicas": 2,
+        # texts: 2 calls in flight are 2 / 8 of a replica to Serve's default policy
+        "target_ongoing_requests": 8,
+        "upscale_delay_s": 1.0,
+        "downscale_delay_s": 30.0,
+        "metrics_interval_s": 0.5,
+        "look_back_period_s": 2.0,
+    },
+)
+
+
+def _encoder_replicas(name: str) -> int:
+    from ray import serve
+
+    application = serve.status().applications.get(ENCODER_APP)
+    if application is None or name not in application.deployments:
+        return 0
+    return int(application.deployments[name].replica_states.get("RUNNING", 0))
+
+
+def test_an_encoder_fed_merged_calls_scales_on_its_texts(serve_cluster: Any, tmp_path) -> None:
+    """The real ``EncoderDeployment`` (the default profile's MiniLM) with the options the
+    application gives it: two callers, each with one call of 64 texts out at a time, as
+    the ingress's merged calls arrive. Serve sees 2 calls in flight (a quarter of one
+    replica's target of 8), the replicas report about 128 texts: it scales to 2."""
+    from ray import serve
+
+    from deployments.app import encoder_deployment_options
+    from deployments.config import load_config
+    from deployments.encoder import EncoderDeployment
+    from deployments.roles import model_deployments
+
+    config = load_config("default", data_dir=tmp_path)
+    encoder = next(d for d in model_deployments(config) if d.kind == "encoder")
+    options = encoder_deployment_options(ENCODER_SETTINGS)
+    app = serve.run(
+        EncoderDeployment.options(name=encoder.name, **options).bind(
+            ENCODER_SETTINGS.replica_models(config.models), list(encoder.roles)),
+        name=ENCODER_APP, route_prefix=None,
+    )
+    encode = app.options(method_name="encode")  # one handle, one router, shut down below
+    role = encoder.roles[0]
+    texts = [f"osimertinib dosing question {i}" for i in range(ENCODER_TEXTS_PER_CALL)]
+    history: list[int] = []
+    stop = threading.Event()
+    answered = [0, 0]
+
+    def caller(number: int) -> None:
+        while not stop.is_set():
+            vectors = encode.remote(role, texts).result(timeout_s=CALL_TIMEOUT_S)
+            assert len(vectors) == ENCODER_TEXTS_PER_CALL
+            answered[number] += 1
+
+    def replicas() -> int:
+        return _encoder_replicas(encoder.name)
+
+    try:
+        deadline = time.monotonic() + UP_TIMEOUT_S
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            futures = [pool.submit(caller, number) for number in range(2)]
+            try:
+                while time.monotonic() < deadline and replicas() < 2:
+                    history.append(replicas())
+                    time.sleep(0.5)
+                history.append(replicas())
+            finally:
+                stop.set()
+            for future in futures:
+                future.result(timeout=CALL_TIMEOUT_S)
+    finally:
+        # the driver's router pushes autoscaling metrics until shut down; left running,
+        # it would start a new Ray after the session's shutdown
+        encode.shutdown()
+        serve.delete(ENCODER_APP)
+    assert all(answered), answered
+    assert history[-1] == 2, f"no second encoder replica on 2 calls of 64 texts: {history}"

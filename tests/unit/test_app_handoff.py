@@ -177,14 +177,17 @@ def test_replica_threads_come_from_the_deployment_not_from_ray(
         ({"num_replicas": 2, "caller_calls_per_replica": 2}, (16, 2, 4)),
         ({"caller_merge_items": None}, None),
         ({"num_replicas": "auto"}, None),
-        ({"autoscaling_config": {"min_replicas": 1, "max_replicas": 4}}, None),
+        ({"autoscaling_config": {"min_replicas": 1, "max_replicas": 4}}, (16, 4, None)),
+        ({"autoscaling_config": {"min_replicas": 1}, "caller_calls_per_replica": 3},
+         (16, 1, None)),
+        ({"autoscaling_config": {"max_replicas": 4}, "caller_merge_items": None}, None),
     ],
 )
-def test_the_ingress_merges_encode_calls_only_over_a_fixed_replica_count(fields, expected):
-    """Merged calls hide load from Serve's autoscaler (it counts calls, not texts), so an
-    autoscaled encoder gets one handle call per encode call; a fixed one
-    ``caller_calls_per_replica`` calls per replica out at most (default one;
-    ``DeploymentSettings.caller_merge``)."""
+def test_the_ingress_holds_merged_calls_back_only_over_a_fixed_replica_count(fields, expected):
+    """A fixed encoder deployment gets ``caller_calls_per_replica`` calls per replica out
+    at most (default one), the callers beyond wait and go merged. An autoscaled one gets
+    no bound (the autoscaler must see every text at the replicas), its calls spread over
+    ``max_replicas`` (Serve's default 1; ``DeploymentSettings.caller_merge``)."""
     from deployments.config import DeploymentSettings
 
     merge = DeploymentSettings(**fields).caller_merge()

@@ -186,7 +186,15 @@ class TestOutput:
         )
         assert code == 0
         document = yaml.safe_load(capsys.readouterr().out)
-        assert document["applications"][0]["args"] == {"profile": "production"}
+        args = document["applications"][0]["args"]
+        assert args["profile"] == "production"
+        # the ingress learns that the encoders autoscale (and how far) from the args
+        encoders = [d for d in document["applications"][0]["deployments"]
+                    if d["name"].startswith("Encoder-")]
+        scaling = args["overrides"]["serve"]["encoder"]["autoscaling_config"]
+        assert scaling["max_replicas"] == max(
+            d["autoscaling_config"]["max_replicas"] for d in encoders)
+        assert set(args) == {"profile", "overrides"}
 
     def test_cli_reports_a_plan_that_cannot_fit(self, capsys: pytest.CaptureFixture[str]) -> None:
         from biomed_search.cli import main

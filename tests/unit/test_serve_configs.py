@@ -142,6 +142,33 @@ class TestServeConfigFiles:
         )
         assert minimum <= 2
 
+    @pytest.mark.parametrize("name", sorted(DOCUMENTS))
+    def test_autoscaled_encoders_scale_on_texts_and_the_ingress_knows(self, name: str) -> None:
+        """A Serve config's autoscaling_config replaces the application's: each encoder
+        entry names the texts-in-flight policy itself, and the profile the args build
+        autoscales the encoders too, so the search ingress holds no merged call back
+        (else the load never reaches the replicas the autoscaler reads)."""
+        from deployments.autoscaling import TEXTS_POLICY
+        from deployments.config import load_config
+
+        for application in _applications(name):
+            args = application["args"]
+            encoders = [d for d in application["deployments"]
+                        if d["name"].startswith("Encoder-") and "autoscaling_config" in d]
+            if not encoders:
+                continue
+            for deployment in encoders:
+                policy = deployment["autoscaling_config"].get("policy") or {}
+                assert policy.get("policy_function") == TEXTS_POLICY, deployment["name"]
+            config_path = str(REPO / args["config"]) if args.get("config") else None
+            parsed = load_config(args["profile"], config_path,
+                                 data_dir="/tmp/biomed-search-config-test",
+                                 overrides=args.get("overrides"))
+            merge = parsed.serve.encoder.caller_merge()
+            assert merge is not None and merge.max_in_flight is None, name
+            widest = max(d["autoscaling_config"]["max_replicas"] for d in encoders)
+            assert merge.min_calls == widest, name
+
     @pytest.mark.parametrize("name", GPU_DOCUMENTS)
     def test_gpu_shares_at_max_replicas_fit_the_node(self, name: str) -> None:
         total = 0.0

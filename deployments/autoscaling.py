@@ -1,0 +1,98 @@
+"""Autoscaling an encoder deployment on the texts its replicas hold, not on its calls.
+
+Serve's default policy (``replica_queue_length_autoscaling_policy``) scales on ongoing
+calls per replica. The search ingress merges its encode calls
+(``deployments.call_coalescing``): one call carries up to ``caller_merge_items`` texts, and
+at most ``caller_calls_per_replica x max_replicas`` calls are out at once, so a call count
+stops growing with the load and the default policy would never scale past a few replicas.
+Here each ``EncoderDeployment`` replica reports the texts it holds (queued in its batcher
+or in the forward pass, ``record_autoscaling_stats``), and the policy asks for
+``texts / target_ongoing_requests`` replicas: for an encoder, ``target_ongoing_requests``
+counts texts. An unmerged caller sends one text per call, so the target keeps its meaning
+for it. Serve applies ``min_replicas`` / ``max_replicas``, the delays and the scaling
+factors around the policy (``ray.serve.autoscaling_policy._apply_autoscaling_config``).
+
+Source: Ray Serve's custom autoscaling metrics and policies (``AutoscalingContext``,
+``AutoscalingPolicy``, Ray 2.60, "advanced autoscaling" guide). Serve pickles this module
+by value for its controller: it imports nothing beyond the standard library at the top.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ray.serve.config import AutoscalingContext
+
+__all__ = [
+    "TEXTS_IN_FLIGHT",
+    "TEXTS_POLICY",
+    "replicas_for_texts",
+    "texts_in_flight_policy",
+    "with_texts_policy",
+]
+
+#: The custom metric an encoder replica reports: texts it holds (float, >= 0).
+TEXTS_IN_FLIGHT = "texts_in_flight"
+#: Import path of :func:`texts_in_flight_policy` for ``autoscaling_config.policy``.
+TEXTS_POLICY = "deployments.autoscaling:texts_in_flight_policy"
+
+
+def replicas_for_texts(
+    texts_by_replica: Mapping[Any, float],
+    running_replicas: int,
+    queued_calls: float,
+    ongoing_calls: float,
+    target_texts: float,
+) -> float:
+    """Replicas wanted (unrounded, before Serve's bounds) for the texts in flight.
+
+    Args:
+        texts_by_replica: texts each reporting replica held, averaged over Serve's
+            look-back window (``AutoscalingContext.aggregated_metrics``).
+        running_replicas: replicas running now (>= 1).
+        queued_calls: calls queued at the callers' handles, not yet at a replica; each
+            counts as one text (a lower bound: a merged call carries more).
+        ongoing_calls: Serve's own count of calls in flight, used while no replica has
+            reported texts yet (a replica starting, or one that failed to report).
+        target_texts: texts in flight one replica should hold (> 0).
+
+    Returns:
+        ``texts / target_texts``. Replicas that have not reported count as the mean of
+        those that have.
+    """
+    if target_texts <= 0:
+        raise ValueError(f"target_texts must be > 0, got {target_texts}")
+    reported = [float(texts) for texts in texts_by_replica.values() if math.isfinite(texts)]
+    if not reported:
+        return ongoing_calls / target_texts
+    texts = sum(reported) / len(reported) * max(running_replicas, len(reported))
+    return (texts + max(queued_calls, 0.0)) / target_texts
+
+
+def texts_in_flight_policy(ctx: AutoscalingContext) -> tuple[float, dict[str, Any]]:
+    """Ray Serve autoscaling policy: replicas for the texts the encoder's replicas hold,
+    ``target_ongoing_requests`` texts each (:func:`replicas_for_texts`). Keeps no state.
+    With no replica running it keeps Serve's target (the cold start is Serve's)."""
+    if ctx.current_num_replicas == 0:
+        return ctx.target_num_replicas, {}
+    running = set(ctx.running_replicas)
+    by_replica = (ctx.aggregated_metrics or {}).get(TEXTS_IN_FLIGHT, {})
+    texts = {replica: value for replica, value in by_replica.items() if replica in running}
+    return replicas_for_texts(
+        texts,
+        ctx.current_num_replicas,
+        ctx.total_queued_requests or 0.0,
+        ctx.total_num_requests,
+        ctx.config.get_target_ongoing_requests(),
+    ), {}
+
+
+def with_texts_policy(autoscaling_config: Mapping[str, Any]) -> dict[str, Any]:
+    """``autoscaling_config`` (Serve's keys) with :func:`texts_in_flight_policy` as its
+    policy, unless it names a policy of its own."""
+    config = dict(autoscaling_config)
+    config.setdefault("policy", {"policy_function": TEXTS_POLICY})
+    return config

@@ -1,0 +1,135 @@
+"""The texts-in-flight autoscaling policy of encoder deployments (``deployments.autoscaling``):
+its arithmetic, the policy on Ray Serve's own ``AutoscalingContext`` / ``AutoscalingConfig``
+(deserialised the way Serve's controller does), the options that carry it, and the metric
+an ``EncoderDeployment`` replica reports."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+
+from deployments.autoscaling import (
+    TEXTS_IN_FLIGHT,
+    TEXTS_POLICY,
+    replicas_for_texts,
+    texts_in_flight_policy,
+    with_texts_policy,
+)
+
+pytestmark = pytest.mark.unit
+
+
+def test_replicas_follow_texts_not_calls() -> None:
+    assert replicas_for_texts({"a": 40.0, "b": 20.0, "c": 0.0}, 3, 0, 3, 20) == 3.0
+    # a replica that has not reported yet counts as the mean of those that have
+    assert replicas_for_texts({"a": 30.0}, 2, 0, 1, 20) == 3.0
+    # calls queued at the handles count one text each (a lower bound)
+    assert replicas_for_texts({"a": 10.0}, 1, 10, 2, 10) == 2.0
+    # nothing reported yet: Serve's call count stands in
+    assert replicas_for_texts({}, 2, 0, 6, 2) == 3.0
+    # a value that is not a number is not a report
+    assert replicas_for_texts({"a": math.nan}, 1, 0, 4, 2) == 2.0
+
+
+def test_a_target_of_zero_is_refused() -> None:
+    with pytest.raises(ValueError, match="target_texts"):
+        replicas_for_texts({"a": 1.0}, 1, 0, 1, 0)
+
+
+def _context(config, texts_by_replica: dict[str, float], calls: float, running: int = 2):
+    from ray.serve._private.common import DeploymentID, ReplicaID
+    from ray.serve.config import AutoscalingContext
+
+    deployment = DeploymentID(name="Encoder-pubmedbert", app_name="app")
+    replicas = [ReplicaID(f"r{i}", deployment) for i in range(running)]
+    metrics = {TEXTS_IN_FLIGHT: {replicas[int(key)]: value
+                                 for key, value in texts_by_replica.items()}}
+    return AutoscalingContext(
+        deployment_id=deployment, deployment_name=deployment.name, app_name="app",
+        current_num_replicas=running, target_num_replicas=running,
+        running_replicas=replicas, total_num_requests=calls, total_queued_requests=0.0,
+        aggregated_metrics=metrics, raw_metrics=None,
+        capacity_adjusted_min_replicas=config.min_replicas,
+        capacity_adjusted_max_replicas=config.max_replicas, policy_state={},
+        last_scale_up_time=None, last_scale_down_time=None, current_time=None,
+        config=config,
+    )
+
+
+def test_merged_calls_scale_the_encoder_where_the_default_policy_would_not() -> None:
+    """Two merged calls carrying 128 texts over two replicas, target 32 texts: the
+    texts policy asks for 4 replicas; Serve's default policy, counting the 2 calls, for
+    a sixteenth of one."""
+    from ray.serve.autoscaling_policy import replica_queue_length_autoscaling_policy
+    from ray.serve.config import AutoscalingConfig
+
+    config = AutoscalingConfig(min_replicas=1, max_replicas=8, target_ongoing_requests=32,
+                               policy={"policy_function": TEXTS_POLICY})
+    context = _context(config, {"0": 64.0, "1": 64.0}, calls=2)
+    # the policy as Serve's controller gets it: deserialised from the config
+    policy = config.policy.get_policy()
+    assert policy(context) == (4.0, {})
+    assert texts_in_flight_policy(context) == (4.0, {})
+    default, _ = replica_queue_length_autoscaling_policy(context)
+    assert default < 1
+
+
+def test_a_replica_that_stopped_is_not_counted_and_no_replica_keeps_the_target() -> None:
+    from ray.serve.config import AutoscalingConfig
+
+    config = AutoscalingConfig(min_replicas=1, max_replicas=4, target_ongoing_requests=10)
+    context = _context(config, {"0": 30.0, "1": 10.0}, calls=2, running=2)
+    context.running_replicas = context.running_replicas[:1]  # r1 stopped meanwhile
+    assert texts_in_flight_policy(context)[0] == 6.0  # 30 texts x 2 replicas / 10
+    idle = _context(config, {}, calls=0, running=0)
+    assert texts_in_flight_policy(idle) == (0, {})
+
+
+def test_the_policy_is_added_unless_one_is_named() -> None:
+    mine = {"min_replicas": 1, "policy": {"policy_function": "my.module:policy"}}
+    assert with_texts_policy(mine) == mine
+    plain = {"min_replicas": 1, "max_replicas": 2}
+    added = with_texts_policy(plain)
+    assert added == {**plain, "policy": {"policy_function": TEXTS_POLICY}}
+    assert "policy" not in plain
+
+
+def test_encoder_options_carry_the_policy_only_when_autoscaled() -> None:
+    from deployments.app import deployment_options, encoder_deployment_options
+    from deployments.config import DeploymentSettings
+
+    fixed = DeploymentSettings(num_replicas=2)
+    assert encoder_deployment_options(fixed) == deployment_options(fixed)
+    scaled = DeploymentSettings(autoscaling_config={"min_replicas": 1, "max_replicas": 3})
+    options = encoder_deployment_options(scaled)
+    assert options["autoscaling_config"]["policy"] == {"policy_function": TEXTS_POLICY}
+    assert "policy" not in deployment_options(scaled)["autoscaling_config"]
+
+
+def test_an_encoder_replica_reports_the_texts_it_holds(tmp_path) -> None:
+    """The real ``EncoderDeployment`` class (not deployed) with the default profile's
+    MiniLM: while a call of 5 texts waits for its batch, the replica reports 5."""
+    from deployments.config import load_config
+    from deployments.encoder import EncoderDeployment
+    from deployments.roles import model_deployments
+
+    config = load_config("default", data_dir=tmp_path)
+    encoder = next(d for d in model_deployments(config) if d.kind == "encoder")
+    replica = EncoderDeployment.func_or_class(
+        config.serve.encoder.replica_models(config.models), list(encoder.roles))
+    replica.reconfigure({"max_batch_size": 32, "batch_wait_timeout_s": 0.3})
+    role = encoder.roles[0]
+
+    async def scenario() -> list[float]:
+        seen = [replica.record_autoscaling_stats()[TEXTS_IN_FLIGHT]]
+        call = asyncio.ensure_future(replica.encode(role, ["a", "b", "c", "d", "e"]))
+        await asyncio.sleep(0.05)  # the batch waits up to 0.3 s to fill
+        seen.append(replica.record_autoscaling_stats()[TEXTS_IN_FLIGHT])
+        vectors = await call
+        seen.append(replica.record_autoscaling_stats()[TEXTS_IN_FLIGHT])
+        assert vectors.shape[0] == 5
+        return seen
+
+    assert asyncio.run(scenario()) == [0.0, 5.0, 0.0]

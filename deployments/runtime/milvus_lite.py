@@ -52,6 +52,15 @@ _MILVUS_LAUNCHER = (
     "from milvus_lite.cmdline import main\n"
     "sys.exit(main())\n"
 )
+# Starts argv[1:] in a new session and prints its pid: the server becomes a grandchild of
+# the caller, so it outlives a caller that kills its own children when it exits (a Ray
+# worker does, RAY_kill_child_processes_on_worker_exit: the one that runs build_app).
+_DETACHED_LAUNCHER = (
+    "import subprocess, sys\n"
+    "p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=2, stderr=2,"
+    " start_new_session=True)\n"
+    "print(p.pid)\n"
+)
 
 
 class MilvusLiteServer(ManagedServer):
@@ -182,16 +191,16 @@ class MilvusLiteServer(ManagedServer):
             attempts = 1 if self._requested_port else 3
             for attempt in range(attempts):
                 port = self._requested_port or find_free_port(self.host)
-                popen = self._spawn(port)
-                if self._wait_port(self.host, port, popen, self.start_timeout_s):
-                    self._popen, self._pid, self._port = popen, popen.pid, port
+                pid, popen = self._spawn(port)
+                if self._wait_port(self.host, port, popen, self.start_timeout_s, pid):
+                    self._popen, self._pid, self._port = popen, pid, port
                     self.started_here = True
-                    self._write_state(popen.pid, port)
+                    self._write_state(pid, port)
                     if self.stop_at_exit:
                         atexit.register(self._reap)
                     return self
-                exited = popen.poll() is not None
-                self._killlive_process(popen.pid, popen)
+                exited = live_process(pid) is None
+                self._killlive_process(pid, popen)
                 if not exited or attempt == attempts - 1:
                     break
         raise BackendUnavailable(
@@ -200,7 +209,10 @@ class MilvusLiteServer(ManagedServer):
             f"{log_tail(self.log_path)}"
         )
 
-    def _spawn(self, port: int) -> subprocess.Popen[bytes]:
+    def _spawn(self, port: int) -> tuple[int, subprocess.Popen[bytes] | None]:
+        """Start the server on ``port``: its pid, and the ``Popen`` when it is our child
+        (``stop_at_exit``); a server that must outlive this process is started detached
+        (a grandchild in a session of its own, no ``Popen``)."""
         command = [
             sys.executable,
             "-c",
@@ -219,7 +231,14 @@ class MilvusLiteServer(ManagedServer):
         with self.log_path.open("ab") as log:
             log.write(f"\n--- start {time.strftime('%Y-%m-%dT%H:%M:%S')} port {port}\n".encode())
             log.flush()
-            return subprocess.Popen(
+            if not self.stop_at_exit:
+                launched = subprocess.run(
+                    [sys.executable, "-c", _DETACHED_LAUNCHER, *command],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                    env=environment, check=True,
+                )
+                return int(launched.stdout.decode().strip()), None
+            popen = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -227,16 +246,22 @@ class MilvusLiteServer(ManagedServer):
                 env=environment,
                 start_new_session=True,
             )
+            return popen.pid, popen
 
     @staticmethod
     def _wait_port(
-        host: str, port: int, popen: subprocess.Popen[bytes] | None, timeout_s: float
+        host: str, port: int, popen: subprocess.Popen[bytes] | None, timeout_s: float,
+        pid: int | None = None,
     ) -> bool:
+        """True once ``host:port`` answers; False after ``timeout_s`` or when the server
+        (``popen``, else the process ``pid`` when given) has exited."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if port_answers(host, port, 0.2):
                 return True
             if popen is not None and popen.poll() is not None:
+                return False
+            if popen is None and pid is not None and live_process(pid) is None:
                 return False
             time.sleep(0.05)
         return False

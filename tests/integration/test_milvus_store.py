@@ -399,6 +399,29 @@ def test_server_is_reused_from_its_data_dir(milvus_server: MilvusLiteServer) -> 
     assert milvus_server.is_running()  # exiting a borrowed handle does not stop it
 
 
+def test_a_server_that_outlives_its_starter_is_not_its_child(tmp_path: Path) -> None:
+    """``stop_at_exit=False`` (``build_app``, run by a Ray worker that kills its child
+    processes when it exits): the server is started detached, so it is no child of this
+    process; it is reused from its data directory and stops on request."""
+    import os
+
+    import psutil
+
+    server = MilvusLiteServer(tmp_path, stop_at_exit=False).start()
+    try:
+        assert server.started_here and server.is_running()
+        ours = {child.pid for child in psutil.Process().children(recursive=True)}
+        assert server.pid not in ours
+        assert psutil.Process(server.pid).ppid() != os.getpid()
+        again = MilvusLiteServer(tmp_path).start()
+        assert (again.started_here, again.pid) == (False, server.pid)
+    finally:
+        server.stop()
+    assert not server.is_running()
+    assert not psutil.pid_exists(server.pid) or (
+        psutil.Process(server.pid).status() == psutil.STATUS_ZOMBIE)
+
+
 async def test_data_survives_a_restart_and_reopened_collections_are_loaded(
     tmp_path: Path,
 ) -> None:

@@ -42,10 +42,10 @@ __all__ = [
 
 class AppArgs(BaseModel):
     """Arguments of ``build_app`` (strings from the ``serve run`` command line or a Serve
-    config file's ``args``). ``overrides``: profile keys, nested as in a profile, merged
-    over the profile and ``config`` (a Serve config file's inline ``--config``; e.g. the
-    encoders' ``serve.encoder.autoscaling_config``, which the search ingress must see to
-    merge its encode calls without holding any back)."""
+    config file's ``args``). ``config``: a YAML file merged over the profile;
+    ``overrides``: profile keys, nested as in a profile, merged over both (for a Serve
+    config file, e.g. the encoders' ``serve.encoder.autoscaling_config``, which the
+    search ingress must see to merge its encode calls without holding any back)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -1,20 +1,23 @@
 """Autoscaling an encoder deployment on the texts its replicas hold, not on its calls.
 
 Serve's default policy (``replica_queue_length_autoscaling_policy``) scales on ongoing
-calls per replica. The search ingress merges its encode calls
-(``deployments.call_coalescing``): one call carries up to ``caller_merge_items`` texts, and
-at most ``caller_calls_per_replica x max_replicas`` calls are out at once, so a call count
-stops growing with the load and the default policy would never scale past a few replicas.
+calls per replica. An encoder's calls carry different numbers of texts: the search
+ingress merges the encode calls made in one event-loop iteration
+(``deployments.call_coalescing``; under autoscaling it holds none back, so every text
+reaches a replica), the ingress's document encodes and an embeddings request carry many.
 Here each ``EncoderDeployment`` replica reports the texts it holds (queued in its batcher
 or in the forward pass, ``record_autoscaling_stats``), and the policy asks for
-``texts / target_ongoing_requests`` replicas: for an encoder, ``target_ongoing_requests``
-counts texts. An unmerged caller sends one text per call, so the target keeps its meaning
-for it. Serve applies ``min_replicas`` / ``max_replicas``, the delays and the scaling
+``texts / target_ongoing_requests`` replicas: for an encoder deployment (the search
+application's and the embeddings application's), ``target_ongoing_requests`` counts
+texts. Serve applies ``min_replicas`` / ``max_replicas``, the delays and the scaling
 factors around the policy (``ray.serve.autoscaling_policy._apply_autoscaling_config``).
 
 Source: Ray Serve's custom autoscaling metrics and policies (``AutoscalingContext``,
-``AutoscalingPolicy``, Ray 2.60, "advanced autoscaling" guide). Serve pickles this module
-by value for its controller: it imports nothing beyond the standard library at the top.
+``AutoscalingPolicy``, Ray 2.60, "advanced autoscaling" guide). Serve's controller imports
+this module by its path (``deployments.autoscaling``) when it applies a Serve config file,
+so the package must be installed where the controller runs (the image or the head
+node's environment, not only a ``runtime_env`` working directory); the module imports
+nothing beyond the standard library, so that import is cheap.
 """
 
 from __future__ import annotations
@@ -78,9 +81,8 @@ def texts_in_flight_policy(ctx: AutoscalingContext) -> tuple[float, dict[str, An
     With no replica running it keeps Serve's target (the cold start is Serve's)."""
     if ctx.current_num_replicas == 0:
         return ctx.target_num_replicas, {}
-    running = set(ctx.running_replicas)
-    by_replica = (ctx.aggregated_metrics or {}).get(TEXTS_IN_FLIGHT, {})
-    texts = {replica: value for replica, value in by_replica.items() if replica in running}
+    # Serve aggregates custom metrics over the running replicas only
+    texts = (ctx.aggregated_metrics or {}).get(TEXTS_IN_FLIGHT, {})
     return replicas_for_texts(
         texts,
         ctx.current_num_replicas,

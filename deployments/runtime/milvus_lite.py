@@ -55,6 +55,8 @@ _MILVUS_LAUNCHER = (
 # Starts argv[1:] in a new session and prints its pid: the server becomes a grandchild of
 # the caller, so it outlives a caller that kills its own children when it exits (a Ray
 # worker does, RAY_kill_child_processes_on_worker_exit: the one that runs build_app).
+# Not proof against a worker made a subreaper
+# (RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper=1, off by default).
 _DETACHED_LAUNCHER = (
     "import subprocess, sys\n"
     "p = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=2, stderr=2,"
@@ -173,10 +175,11 @@ class MilvusLiteServer(ManagedServer):
         """Reuse the recorded server or start a new one; return ``self``.
 
         Raises:
-            BackendUnavailable: the server did not answer within ``start_timeout_s`` or
-                exited (the message carries the tail of its log).
+            BackendUnavailable: the server did not answer within ``start_timeout_s``,
+                exited, or (detached) could not be launched (the message carries the tail
+                of its log).
         """
-        if self._popen is not None and self._popen.poll() is None and self.is_running():
+        if self.started_here and self.is_running():
             return self
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with file_lock(self.data_dir / self.LOCK_FILE):
@@ -200,7 +203,10 @@ class MilvusLiteServer(ManagedServer):
                         atexit.register(self._reap)
                     return self
                 exited = live_process(pid) is None
-                self._killlive_process(pid, popen)
+                # a detached server's pid is not held for us once it exits: kill it only
+                # while it is still our server
+                if popen is not None or self._is_our_server(pid) is not None:
+                    self._killlive_process(pid, popen)
                 if not exited or attempt == attempts - 1:
                     break
         raise BackendUnavailable(
@@ -235,9 +241,14 @@ class MilvusLiteServer(ManagedServer):
                 launched = subprocess.run(
                     [sys.executable, "-c", _DETACHED_LAUNCHER, *command],
                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
-                    env=environment, check=True,
+                    env=environment, check=False,
                 )
-                return int(launched.stdout.decode().strip()), None
+                pid = launched.stdout.decode(errors="replace").strip()
+                if launched.returncode != 0 or not pid.isdigit():
+                    raise BackendUnavailable(
+                        f"Milvus Lite server launcher failed (exit {launched.returncode}, "
+                        f"data dir {self.milvus_dir}); log tail:\n{log_tail(self.log_path)}")
+                return int(pid), None
             popen = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,

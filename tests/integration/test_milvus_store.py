@@ -407,6 +407,8 @@ def test_a_server_that_outlives_its_starter_is_not_its_child(tmp_path: Path) -> 
 
     import psutil
 
+    from deployments.runtime.processes import live_process
+
     server = MilvusLiteServer(tmp_path, stop_at_exit=False).start()
     try:
         assert server.started_here and server.is_running()
@@ -418,8 +420,7 @@ def test_a_server_that_outlives_its_starter_is_not_its_child(tmp_path: Path) -> 
     finally:
         server.stop()
     assert not server.is_running()
-    assert not psutil.pid_exists(server.pid) or (
-        psutil.Process(server.pid).status() == psutil.STATUS_ZOMBIE)
+    assert live_process(server.pid) is None
 
 
 async def test_data_survives_a_restart_and_reopened_collections_are_loaded(

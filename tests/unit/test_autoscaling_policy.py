@@ -76,12 +76,11 @@ def test_merged_calls_scale_the_encoder_where_the_default_policy_would_not() -> 
     assert default < 1
 
 
-def test_a_replica_that_stopped_is_not_counted_and_no_replica_keeps_the_target() -> None:
+def test_a_replica_not_reported_yet_counts_as_the_others_and_none_keeps_the_target() -> None:
     from ray.serve.config import AutoscalingConfig
 
     config = AutoscalingConfig(min_replicas=1, max_replicas=4, target_ongoing_requests=10)
-    context = _context(config, {"0": 30.0, "1": 10.0}, calls=2, running=2)
-    context.running_replicas = context.running_replicas[:1]  # r1 stopped meanwhile
+    context = _context(config, {"0": 30.0}, calls=2, running=2)  # r1 just started
     assert texts_in_flight_policy(context)[0] == 6.0  # 30 texts x 2 replicas / 10
     idle = _context(config, {}, calls=0, running=0)
     assert texts_in_flight_policy(idle) == (0, {})

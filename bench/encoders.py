@@ -341,16 +341,17 @@ def in_process_limit(models: Any, kind: str, work: Sequence[Any], batch_items: i
 def _served_threads(config: AppConfig, name: str) -> str:
     """The intra-op threads a replica of deployment ``name`` sets (issue 16: explicit, from
     ``serve.<kind>.intra_op_threads`` / ``models.cpu_threads`` / ``ceil(num_cpus)``)."""
-    settings = config.serve.cross_encoder if name == "CrossEncoder" else config.serve.encoder
+    settings = (config.serve.cross_encoder if name == "CrossEncoder"
+                else config.serve.encoder_for(name))
     return f"{settings.threads_for(config.models)} intra-op threads"
 
 
-def _call_paths(config: AppConfig, kind: str) -> dict[str, MergeSettings | None]:
-    """Label -> the ``HandleTextEncoder`` merge setting to measure an encoder with: one
-    handle call per text, and the ingress's merged calls when the profile merges."""
+def _call_paths(config: AppConfig, kind: str, name: str) -> dict[str, MergeSettings | None]:
+    """Label -> the ``HandleTextEncoder`` merge setting to measure deployment ``name`` with:
+    one handle call per text, and the ingress's merged calls when the profile merges."""
     if kind == "cross-encoder":
         return {"one per request": None}
-    merge = config.serve.encoder.caller_merge()
+    merge = config.serve.encoder_for(name).caller_merge()
     paths: dict[str, MergeSettings | None] = {"one per text": None}
     if merge is not None:
         paths[f"merged (<= {merge.max_items} texts, <= {merge.max_in_flight} out)"] = merge
@@ -413,7 +414,8 @@ def served_comparison(
         kind = "cross-encoder" if name == "CrossEncoder" else "encoder"
         smiles = config.models.spec(roles[0]).modality.value == "smiles"
         work = _work(kind, roles, settings, smiles)
-        deployment = config.serve.cross_encoder if kind == "cross-encoder" else config.serve.encoder
+        deployment = (config.serve.cross_encoder if kind == "cross-encoder"
+                      else config.serve.encoder_for(name))
         loaded = load_shared(config.models, list(roles))
         models = loaded[roles[0]] if kind == "cross-encoder" else loaded
         items, seconds = in_process_limit(models, kind, work, deployment.max_batch_size)
@@ -428,7 +430,7 @@ def served_comparison(
             limit_rate, limit_batch, _ = limits[name]
             levels = [(level, concurrency, path, merge)
                       for level, concurrency in enumerate(settings.concurrencies)
-                      for path, merge in _call_paths(config, kind).items()]
+                      for path, merge in _call_paths(config, kind, name).items()]
             for level, concurrency, path, merge in levels:
                 work = _work(kind, app.roles, settings, smiles, level)
                 result, batches = asyncio.run(

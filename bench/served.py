@@ -108,9 +108,10 @@ def deploy_model_apps(
             ).bind(config.serve.cross_encoder.replica_models(config.models), roles[0])
             kind = "cross-encoder"
         else:
+            settings = config.serve.encoder_for(name)
             bound = EncoderDeployment.options(
-                name=name, **encoder_deployment_options(config.serve.encoder)
-            ).bind(config.serve.encoder.replica_models(config.models), list(roles))
+                name=name, **encoder_deployment_options(settings)
+            ).bind(settings.replica_models(config.models), list(roles))
             kind = "encoder"
         serve.run(bound, name=app_name, route_prefix=None, blocking=False)
         apps[name] = ModelApp(app_name, name, roles, kind)

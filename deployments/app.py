@@ -37,6 +37,7 @@ __all__ = [
     "cpu_demand",
     "deployment_options",
     "encoder_deployment_options",
+    "settings_for",
 ]
 
 
@@ -109,13 +110,22 @@ def cpu_demand(config: AppConfig) -> dict[str, float]:
     the cluster's CPUs before deploying."""
     demand = {"SearchIngress": config.serve.ingress_replicas * INGRESS_NUM_CPUS}
     for deployment in model_deployments(config):
-        settings = getattr(config.serve, deployment.kind)
+        settings = settings_for(config, deployment)
         demand[deployment.name] = _start_replicas(settings) * settings.num_cpus
     if config.serve.embeddings_route:
-        settings = config.serve.encoder
-        name = _embeddings_name(_embeddings_source(config))
+        source = _embeddings_source(config)
+        settings = settings_for(config, source)
+        name = _embeddings_name(source)
         demand[name] = _start_replicas(settings) * settings.num_cpus
     return demand
+
+
+def settings_for(config: AppConfig, deployment: ModelDeployment) -> DeploymentSettings:
+    """The Serve settings of one model deployment: ``serve.<kind>``, for an encoder with
+    its ``serve.encoder_overrides`` entry applied (``ServeSettings.encoder_for``)."""
+    if deployment.kind == "encoder":
+        return config.serve.encoder_for(deployment.name)
+    return getattr(config.serve, deployment.kind)
 
 
 def _embeddings_source(config: AppConfig) -> ModelDeployment:
@@ -158,9 +168,10 @@ def build_application(
         name, roles = deployment.name, deployment.roles
         dims = {role: config.models.spec(role).dimension for role in roles}
         if deployment.kind == "encoder":
+            settings = serve.encoder_for(name)
             bound = overrides.get(name) or EncoderDeployment.options(
-                name=name, **encoder_deployment_options(serve.encoder)
-            ).bind(serve.encoder.replica_models(config.models), list(roles))
+                name=name, **encoder_deployment_options(settings)
+            ).bind(settings.replica_models(config.models), list(roles))
             encoders[name] = (bound, dims)
         elif deployment.kind == "image_encoder":
             bound = overrides.get(name) or ImageEncoderDeployment.options(
@@ -185,14 +196,15 @@ def build_embeddings_application(config: AppConfig) -> Application:
     goes proxy -> encoder replica (``POST <route>/embeddings``, or ``POST <route>`` when
     the route itself ends in ``/embeddings``; OpenAI request shape,
     ``deployments.embeddings_http``), one hop and one JSON round fewer than a route on
-    the search ingress. Its replicas are its own (same Serve options as ``serve.encoder``);
+    the search ingress. Its replicas are its own (the same Serve options as the encoder
+    deployment it copies: ``serve.encoder`` with that deployment's ``encoder_overrides``);
     with ``serve.embeddings_port`` each also answers on that port itself.
 
     Raises:
         ValueError: the profile has no text encoder deployment.
     """
     first = _embeddings_source(config)
-    settings = config.serve.encoder
+    settings = settings_for(config, first)
     # the port keeps the Serve path's bounds: ongoing + queued, none for an unbounded queue
     port_bound = (
         None
@@ -201,11 +213,11 @@ def build_embeddings_application(config: AppConfig) -> Application:
     )
     return EncoderDeployment.options(
         name=_embeddings_name(first),
-        **encoder_deployment_options(config.serve.encoder),
+        **encoder_deployment_options(settings),
         # an overloaded replica answers as the search ingress does: 503 + Retry-After
         backpressure_config={"status_code": 503, "retry_after_s": config.serve.retry_after_s},
     ).bind(
-        config.serve.encoder.replica_models(config.models),
+        settings.replica_models(config.models),
         list(first.roles),
         http_port=config.serve.embeddings_port,
         http_host=config.serve.host,

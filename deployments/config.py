@@ -169,10 +169,35 @@ class ServeSettings(_Settings):
     #: Needs ``embeddings_route``.
     embeddings_port: Port | None = None
     encoder: DeploymentSettings = Field(default_factory=DeploymentSettings)
+    #: Per encoder deployment (``Encoder-<role>``, as ``build_application`` names it): the
+    #: fields of ``encoder`` that differ for it, e.g. ``{Encoder-molformer: {num_replicas:
+    #: 2, intra_op_threads: 1}}``; two models on one host rarely want one layout.
+    encoder_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
     cross_encoder: DeploymentSettings = Field(
         default_factory=lambda: DeploymentSettings(max_batch_size=256)
     )
     image_encoder: DeploymentSettings = Field(default_factory=DeploymentSettings)
+
+    @model_validator(mode="after")
+    def _check_encoder_overrides(self) -> ServeSettings:
+        for name in self.encoder_overrides:
+            try:
+                self.encoder_for(name)
+            except ValueError as error:  # pydantic's ValidationError included
+                raise ValueError(f"serve.encoder_overrides.{name}: {error}") from error
+        return self
+
+    def encoder_for(self, deployment: str) -> DeploymentSettings:
+        """The settings of encoder deployment ``deployment``: ``encoder`` with its
+        ``encoder_overrides`` entry applied.
+
+        Raises:
+            pydantic.ValidationError: the entry names an unknown field or a bad value.
+        """
+        override = self.encoder_overrides.get(deployment)
+        if not override:
+            return self.encoder
+        return DeploymentSettings.model_validate({**self.encoder.model_dump(), **override})
 
 
 class ApiKey(_Settings):
@@ -237,6 +262,26 @@ class AppConfig(_Settings):
             )
         if port is not None and port == self.serve.port:
             raise ValueError("serve.embeddings_port must differ from serve.port")
+        return self
+
+    @model_validator(mode="after")
+    def _check_encoder_override_names(self) -> AppConfig:
+        """Each ``serve.encoder_overrides`` key names an encoder deployment of this
+        profile (a misspelt one would silently change nothing).
+
+        Raises:
+            ValueError: an unknown name (the message lists the profile's).
+        """
+        if not self.serve.encoder_overrides:
+            return self
+        from deployments.roles import model_deployments  # it imports this module
+
+        names = {d.name for d in model_deployments(self) if d.kind == "encoder"}
+        unknown = sorted(set(self.serve.encoder_overrides) - names)
+        if unknown:
+            raise ValueError(
+                f"serve.encoder_overrides: no encoder deployment {', '.join(unknown)} in "
+                f"this profile (its encoder deployments: {', '.join(sorted(names))})")
         return self
 
     @model_validator(mode="after")

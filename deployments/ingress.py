@@ -53,7 +53,7 @@ class SearchIngress:
         checks: dict[str, Any] = {}
         stats: dict[str, Any] = {}
         for name, (handle, roles) in encoders.items():
-            merge = config.serve.encoder.caller_merge()
+            merge = config.serve.encoder_for(name).caller_merge()
             merged = merged_encoder_calls(handle, merge) if merge is not None else None
             ports = {
                 role: HandleTextEncoder(handle, role, dim, merged) for role, dim in roles.items()

@@ -111,7 +111,8 @@ def check_cpu_demand(config: AppConfig, cpus: float) -> None:
         raise ValueError(
             f"the service's replicas reserve {total:g} CPUs ({parts}) but Ray has {cpus:g}: "
             "lower serve.<encoder|cross_encoder|image_encoder>.num_cpus or num_replicas "
-            "(serve.encoder also applies to the embeddings application's replicas)"
+            "(serve.encoder, with serve.encoder_overrides, also applies to the embeddings "
+            "application's replicas)"
         )
 
 

@@ -310,3 +310,47 @@ def test_the_image_route_keeps_its_cap_under_a_route_prefix(tmp_path):
     for path in ("/v1/search/image", "/bench-base/v1/search/image"):
         assert _body_limit({"app": app, "path": path}) == image
     assert _body_limit({"app": app, "path": "/v1/search"}) == config.serve.max_request_bytes
+
+
+def test_an_encoder_deployment_takes_its_own_overrides(tmp_path, endpoints):
+    """``serve.encoder_overrides``: one encoder deployment (here the SMILES encoder)
+    gets its own layout and merging; the other keeps ``serve.encoder``, in the built
+    application, its CPU demand and the ingress's merge settings."""
+    from deployments.app import cpu_demand
+    from deployments.config import load_config
+
+    config = load_config("default", data_dir=tmp_path, overrides={"serve": {
+        "encoder": {"num_replicas": 1, "intra_op_threads": 2, "caller_merge_items": 32},
+        "encoder_overrides": {"Encoder-molformer": {
+            "num_replicas": 2, "intra_op_threads": 1, "caller_merge_items": 16}},
+    }})
+    built = _built(config, endpoints)
+    text, smiles = built["Encoder-pubmedbert"], built["Encoder-molformer"]
+    assert (text.num_replicas, text.init_args[0].cpu_threads) == (1, 2)
+    assert (smiles.num_replicas, smiles.init_args[0].cpu_threads) == (2, 1)
+    merges = {name: config.serve.encoder_for(name).caller_merge()
+              for name in ("Encoder-pubmedbert", "Encoder-molformer")}
+    assert merges["Encoder-pubmedbert"].max_items == 32
+    assert (merges["Encoder-molformer"].max_items,
+            merges["Encoder-molformer"].max_in_flight) == (16, 2)
+    demand = cpu_demand(config)
+    assert demand["Encoder-molformer"] == 2 * demand["Encoder-pubmedbert"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"Encoder-molformr": {"num_replicas": 2}}, r"no encoder deployment Encoder-molformr"),
+        ({"Encoder-molformer": {"num_replics": 2}}, r"encoder_overrides\.Encoder-molformer"),
+        ({"Encoder-molformer": {"max_batch_size": 0}}, r"encoder_overrides\.Encoder-molformer"),
+    ],
+)
+def test_an_encoder_override_that_changes_nothing_or_is_invalid_is_refused(
+    tmp_path, overrides, message
+):
+    from deployments.config import load_config
+
+    with pytest.raises(ValueError, match=message):
+        load_config("default", data_dir=tmp_path,
+                    overrides={"serve": {"encoder_overrides": overrides}})
+

@@ -104,7 +104,8 @@ class DeploymentSettings(_Settings):
     #: with the forward pass, for a model whose forward pass is as short as a handle
     #: call. The deployment's encode calls share the slots: with one replica, one slow
     #: call holds every encode of that ingress until it answers or its callers' request
-    #: deadlines cancel it. Read for ``serve.encoder`` only (the ingress's encode calls).
+    #: deadlines cancel it. Read for ``serve.encoder`` and its ``encoder_overrides`` only
+    #: (the ingress's encode calls).
     caller_calls_per_replica: int = Field(1, ge=1)
 
     def threads_for(self, models: ModelProfile) -> int:
@@ -144,8 +145,9 @@ class DeploymentSettings(_Settings):
 
 
 class ServeSettings(_Settings):
-    """The HTTP service: address, ingress limits, and one ``DeploymentSettings`` per model
-    deployment kind."""
+    """The HTTP service: address, ingress limits, one ``DeploymentSettings`` per model
+    deployment kind, and per encoder deployment the fields that differ from
+    ``encoder`` (``encoder_overrides``)."""
 
     host: str = "127.0.0.1"
     port: Port = 8000
@@ -169,9 +171,11 @@ class ServeSettings(_Settings):
     #: Needs ``embeddings_route``.
     embeddings_port: Port | None = None
     encoder: DeploymentSettings = Field(default_factory=DeploymentSettings)
-    #: Per encoder deployment (``Encoder-<role>``, as ``build_application`` names it): the
-    #: fields of ``encoder`` that differ for it, e.g. ``{Encoder-molformer: {num_replicas:
-    #: 2, intra_op_threads: 1}}``; two models on one host rarely want one layout.
+    #: Per encoder deployment (``Encoder-<role>``, as ``build_application`` names it for
+    #: this profile): the fields of ``encoder`` that differ for it, e.g.
+    #: ``{Encoder-molformer: {num_replicas: 2, intra_op_threads: 1}}``. An
+    #: ``autoscaling_config`` entry is merged key by key over ``encoder``'s (null: a fixed
+    #: ``num_replicas``). The embeddings application copies its source deployment's entry.
     encoder_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
     cross_encoder: DeploymentSettings = Field(
         default_factory=lambda: DeploymentSettings(max_batch_size=256)
@@ -180,11 +184,16 @@ class ServeSettings(_Settings):
 
     @model_validator(mode="after")
     def _check_encoder_overrides(self) -> ServeSettings:
-        for name in self.encoder_overrides:
+        for name, override in self.encoder_overrides.items():
             try:
-                self.encoder_for(name)
+                settings = self.encoder_for(name)
             except ValueError as error:  # pydantic's ValidationError included
                 raise ValueError(f"serve.encoder_overrides.{name}: {error}") from error
+            if "num_replicas" in override and settings.autoscaling_config:
+                raise ValueError(
+                    f"serve.encoder_overrides.{name}.num_replicas has no effect under "
+                    "autoscaling_config: set autoscaling_config: null there for a fixed "
+                    "count, or its min_replicas / max_replicas")
         return self
 
     def encoder_for(self, deployment: str) -> DeploymentSettings:
@@ -197,7 +206,11 @@ class ServeSettings(_Settings):
         override = self.encoder_overrides.get(deployment)
         if not override:
             return self.encoder
-        return DeploymentSettings.model_validate({**self.encoder.model_dump(), **override})
+        fields = {**self.encoder.model_dump(), **override}
+        base, scaling = self.encoder.autoscaling_config, override.get("autoscaling_config")
+        if base and isinstance(scaling, dict):  # key by key; null keeps null
+            fields["autoscaling_config"] = {**base, **scaling}
+        return DeploymentSettings.model_validate(fields)
 
 
 class ApiKey(_Settings):

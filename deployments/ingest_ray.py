@@ -63,7 +63,8 @@ __all__ = [
 class RayIngestSettings:
     """How the Ray Data engine runs. ``None`` takes the profile's value: batch size
     ``pipeline.ingest.encode_batch``, ``num_cpus`` / ``num_gpus`` of
-    ``serve.encoder`` (the encoder deployment's).
+    ``serve.encoder`` (the encoder deployments' shared settings;
+    ``serve.encoder_overrides`` does not apply to the ingest actors).
 
     Attributes:
         address: a Ray cluster (``ray://host:10001``, ``auto``); None starts a local Ray.

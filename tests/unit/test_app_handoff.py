@@ -315,7 +315,8 @@ def test_the_image_route_keeps_its_cap_under_a_route_prefix(tmp_path):
 def test_an_encoder_deployment_takes_its_own_overrides(tmp_path, endpoints):
     """``serve.encoder_overrides``: one encoder deployment (here the SMILES encoder)
     gets its own layout and merging; the other keeps ``serve.encoder``, in the built
-    application, its CPU demand and the ingress's merge settings."""
+    application, its CPU demand and the merge settings the ingress reads
+    (``ServeSettings.encoder_for``)."""
     from deployments.app import cpu_demand
     from deployments.config import load_config
 
@@ -341,8 +342,10 @@ def test_an_encoder_deployment_takes_its_own_overrides(tmp_path, endpoints):
     ("overrides", "message"),
     [
         ({"Encoder-molformr": {"num_replicas": 2}}, r"no encoder deployment Encoder-molformr"),
-        ({"Encoder-molformer": {"num_replics": 2}}, r"encoder_overrides\.Encoder-molformer"),
-        ({"Encoder-molformer": {"max_batch_size": 0}}, r"encoder_overrides\.Encoder-molformer"),
+        ({"Encoder-molformer": {"num_replics": 2}},
+         r"encoder_overrides\.Encoder-molformer(.|\n)*num_replics"),
+        ({"Encoder-molformer": {"max_batch_size": 0}},
+         r"encoder_overrides\.Encoder-molformer(.|\n)*max_batch_size"),
     ],
 )
 def test_an_encoder_override_that_changes_nothing_or_is_invalid_is_refused(
@@ -354,3 +357,24 @@ def test_an_encoder_override_that_changes_nothing_or_is_invalid_is_refused(
         load_config("default", data_dir=tmp_path,
                     overrides={"serve": {"encoder_overrides": overrides}})
 
+
+def test_an_override_under_autoscaling_merges_its_scaling_and_refuses_a_fixed_count(tmp_path):
+    """Under ``serve.encoder.autoscaling_config`` (the Serve configs' ``args.overrides``)
+    an entry's ``autoscaling_config`` changes only the keys it names, ``null`` gives a
+    fixed count, and a bare ``num_replicas`` (which Serve would ignore) is refused."""
+    from deployments.config import load_config
+
+    scaled = {"min_replicas": 1, "max_replicas": 2, "target_ongoing_requests": 32}
+
+    def load(override):
+        return load_config("default", data_dir=tmp_path, overrides={"serve": {
+            "encoder": {"autoscaling_config": scaled},
+            "encoder_overrides": {"Encoder-molformer": override}}})
+
+    merged = load({"autoscaling_config": {"max_replicas": 1}}).serve
+    assert merged.encoder_for("Encoder-molformer").autoscaling_config == {
+        **scaled, "max_replicas": 1}
+    fixed = load({"autoscaling_config": None, "num_replicas": 3}).serve
+    assert fixed.encoder_for("Encoder-molformer").caller_merge().max_in_flight == 3
+    with pytest.raises(ValueError, match=r"Encoder-molformer\.num_replicas has no effect"):
+        load({"num_replicas": 3})

@@ -164,10 +164,11 @@ class TestServeConfigFiles:
             parsed = load_config(args["profile"], config_path,
                                  data_dir="/tmp/biomed-search-config-test",
                                  overrides=args.get("overrides"))
-            merge = parsed.serve.encoder.caller_merge()
-            assert merge is not None and merge.max_in_flight is None, name
             widest = max(d["autoscaling_config"]["max_replicas"] for d in encoders)
-            assert merge.min_calls == widest, name
+            for deployment in encoders:
+                merge = parsed.serve.encoder_for(deployment["name"]).caller_merge()
+                assert merge is not None and merge.max_in_flight is None, deployment["name"]
+                assert merge.min_calls == widest, deployment["name"]
 
     @pytest.mark.parametrize("name", GPU_DOCUMENTS)
     def test_gpu_shares_at_max_replicas_fit_the_node(self, name: str) -> None:

@@ -48,7 +48,7 @@ from models.specs import ModelProfile
 
 if TYPE_CHECKING:
     from deployments.call_coalescing import MergeSettings
-    from deployments.config import AppConfig
+    from deployments.config import AppConfig, DeploymentSettings
 
 __all__ = [
     "BenchSettings",
@@ -338,11 +338,18 @@ def in_process_limit(models: Any, kind: str, work: Sequence[Any], batch_items: i
     return items_in(work), fastest
 
 
+def _deployment_settings(config: AppConfig, name: str) -> DeploymentSettings:
+    """Serve settings of text model deployment ``name``: the cross-encoder's, or the
+    encoder's with its ``encoder_overrides`` entry."""
+    if name == "CrossEncoder":
+        return config.serve.cross_encoder
+    return config.serve.encoder_for(name)
+
+
 def _served_threads(config: AppConfig, name: str) -> str:
     """The intra-op threads a replica of deployment ``name`` sets (issue 16: explicit, from
     ``serve.<kind>.intra_op_threads`` / ``models.cpu_threads`` / ``ceil(num_cpus)``)."""
-    settings = (config.serve.cross_encoder if name == "CrossEncoder"
-                else config.serve.encoder_for(name))
+    settings = _deployment_settings(config, name)
     return f"{settings.threads_for(config.models)} intra-op threads"
 
 
@@ -414,8 +421,7 @@ def served_comparison(
         kind = "cross-encoder" if name == "CrossEncoder" else "encoder"
         smiles = config.models.spec(roles[0]).modality.value == "smiles"
         work = _work(kind, roles, settings, smiles)
-        deployment = (config.serve.cross_encoder if kind == "cross-encoder"
-                      else config.serve.encoder_for(name))
+        deployment = _deployment_settings(config, name)
         loaded = load_shared(config.models, list(roles))
         models = loaded[roles[0]] if kind == "cross-encoder" else loaded
         items, seconds = in_process_limit(models, kind, work, deployment.max_batch_size)

@@ -251,6 +251,8 @@ class ServedSettings:
     pairs: int = 32
     duration_s: float = 60.0
     label: str = "profile options"
+    #: also measure each merged encoder with the other merge modes (``_call_paths``)
+    merge_modes: bool = False
 
 
 @dataclass(frozen=True)
@@ -353,15 +355,32 @@ def _served_threads(config: AppConfig, name: str) -> str:
     return f"{settings.threads_for(config.models)} intra-op threads"
 
 
-def _call_paths(config: AppConfig, kind: str, name: str) -> dict[str, MergeSettings | None]:
+def _merge_label(merge: MergeSettings) -> str:
+    if merge.max_in_flight is None:
+        return f"merged (<= {merge.max_items} texts, no bound)"
+    past = ", full calls past it" if merge.send_full_calls else ""
+    return f"merged (<= {merge.max_items} texts, <= {merge.max_in_flight} out{past})"
+
+
+def _call_paths(config: AppConfig, kind: str, name: str, merge_modes: bool = False
+                ) -> dict[str, MergeSettings | None]:
     """Label -> the ``HandleTextEncoder`` merge setting to measure deployment ``name`` with:
-    one handle call per text, and the ingress's merged calls when the profile merges."""
+    one handle call per text, and the ingress's merged calls when the profile merges;
+    with ``merge_modes`` also the profile's bound with and without full calls past it
+    (``send_full_calls``, the mode under autoscaling) and no bound at all."""
     if kind == "cross-encoder":
         return {"one per request": None}
     merge = config.serve.encoder_for(name).caller_merge()
     paths: dict[str, MergeSettings | None] = {"one per text": None}
-    if merge is not None:
-        paths[f"merged (<= {merge.max_items} texts, <= {merge.max_in_flight} out)"] = merge
+    if merge is None:
+        return paths
+    variants = [merge]
+    if merge_modes:
+        variants += [replace(merge, send_full_calls=False),
+                     replace(merge, send_full_calls=True),
+                     replace(merge, max_in_flight=None, send_full_calls=False)]
+    for variant in variants:
+        paths.setdefault(_merge_label(variant), variant)
     return paths
 
 
@@ -436,7 +455,8 @@ def served_comparison(
             limit_rate, limit_batch, _ = limits[name]
             levels = [(level, concurrency, path, merge)
                       for level, concurrency in enumerate(settings.concurrencies)
-                      for path, merge in _call_paths(config, kind, name).items()]
+                      for path, merge in _call_paths(config, kind, name,
+                                                     settings.merge_modes).items()]
             for level, concurrency, path, merge in levels:
                 work = _work(kind, app.roles, settings, smiles, level)
                 result, batches = asyncio.run(
@@ -510,6 +530,7 @@ def _served_settings(args: argparse.Namespace) -> ServedSettings:
         duration_s=args.served_duration,
         label=(f"cpu_threads={args.served_threads}" if args.served_threads
                else "profile options"),
+        merge_modes=args.merge_modes,
     )
 
 
@@ -556,6 +577,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     served.add_argument("--served-threads", type=int, default=None,
                         help="models.cpu_threads for the replicas (default: Ray's)")
     served.add_argument("--ray-cpus", type=int, default=4, help="Ray logical CPUs")
+    served.add_argument("--merge-modes", action="store_true",
+                        help="measure each merged encoder with its bound with and without "
+                             "full calls past it, and with no bound, too")
     served.add_argument("--queries", type=Path, nargs="+",
                         default=[REPOSITORY.parent / "shared" / "data" / "drug_kb_dev.jsonl",
                                  REPOSITORY.parent / "shared" / "data" / "nfcorpus"

@@ -46,7 +46,7 @@ class AppArgs(BaseModel):
     config file's ``args``). ``config``: a YAML file merged over the profile;
     ``overrides``: profile keys, nested as in a profile, merged over both (for a Serve
     config file, e.g. the encoders' ``serve.encoder.autoscaling_config``, which the
-    search ingress must see to merge its encode calls without holding any back)."""
+    search ingress must see to hold back no more than a partial merged call)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -3,7 +3,9 @@ out to a model deployment (``max_in_flight``; by default one per replica,
 ``serve.encoder.caller_calls_per_replica``); the encode calls that come while those are
 out queue, and go as fewer handle calls as soon as one answers: of about ``max_items``
 texts at most, spread over up to one call per replica (``min_calls``). Calls made in
-the same loop iteration merge the same way.
+the same loop iteration merge the same way. Under autoscaling (``send_full_calls``) a
+queue that reaches ``max_items`` texts goes out past the bound, so the replicas, whose
+texts the autoscaler counts, hold all but less than one call's worth.
 
 Why: on a CPU a Ray handle call costs the caller and the replica about as much CPU as
 an int8 forward pass of one short query (issue 16), so one call per text spends the
@@ -27,7 +29,7 @@ import numpy as np
 
 from pipeline.errors import BackendUnavailable, InvalidInput
 
-__all__ = ["CallCoalescer", "EncodeCall", "MergeSettings", "split_callers"]
+__all__ = ["CallCoalescer", "EncodeCall", "MergeSettings", "split_callers", "take_full_calls"]
 
 T = TypeVar("T", bound="_HasTexts")
 
@@ -65,6 +67,12 @@ class MergeSettings:
             callers that come while that many are out queue and go, merged, as soon as
             one answers. None: no bound (only calls made in the same loop iteration
             merge).
+        send_full_calls: at the bound, a role's queue of ``max_items`` texts or more
+            still goes out, in calls of at least ``max_items`` texts (its oldest
+            callers first); only the remainder waits. So fewer than ``max_items`` texts
+            per role ever wait at the caller, unseen by the replicas (under
+            ``autoscaling_config``, where the texts-in-flight policy counts the texts
+            the replicas hold).
 
     Raises:
         ValueError: a value below 1.
@@ -73,6 +81,7 @@ class MergeSettings:
     max_items: int
     min_calls: int = 1
     max_in_flight: int | None = None
+    send_full_calls: bool = False
 
     def __post_init__(self) -> None:
         in_flight = self.max_in_flight
@@ -145,23 +154,29 @@ class CallCoalescer:
         queue = [waiting for waiting in self._queued.pop(key, []) if not waiting.future.done()]
         bound = self.settings.max_in_flight
         free = len(queue) if bound is None else bound - self._in_flight.get(loop, 0)
-        if free <= 0:  # sent when a call answers
-            if queue:
-                self._queued[key] = queue
-            return
-        groups = split_callers(queue, self.settings.max_items,
-                               min(self.settings.min_calls, free))
-        for group in groups[free:]:
-            self._queued.setdefault(key, []).extend(group)
-        for group in groups[:free]:
-            self._in_flight[loop] = self._in_flight.get(loop, 0) + 1
-            task = loop.create_task(self._run(key[1], group), context=contextvars.Context())
-            self._tasks.add(task)
-            task.add_done_callback(lambda done, key=key: self._answered(done, key),
-                                   context=contextvars.Context())
-            for waiting in group:
-                waiting.future.add_done_callback(
-                    lambda _, task=task, group=group: _cancel_if_abandoned(task, group))
+        sent: list[list[_Waiting]] = []
+        if free > 0:
+            groups = split_callers(queue, self.settings.max_items,
+                                   min(self.settings.min_calls, free))
+            sent, queue = groups[:free], [waiting for group in groups[free:] for waiting in group]
+        if self.settings.send_full_calls:
+            full, queue = take_full_calls(queue, self.settings.max_items)
+            sent += full
+        if queue:  # sent when a call answers
+            self._queued[key] = queue
+        for group in sent:
+            self._start(key, group)
+
+    def _start(self, key: _Key, group: list[_Waiting]) -> None:
+        loop = key[0]
+        self._in_flight[loop] = self._in_flight.get(loop, 0) + 1
+        task = loop.create_task(self._run(key[1], group), context=contextvars.Context())
+        self._tasks.add(task)
+        task.add_done_callback(lambda done, key=key: self._answered(done, key),
+                               context=contextvars.Context())
+        for waiting in group:
+            waiting.future.add_done_callback(
+                lambda _, task=task, group=group: _cancel_if_abandoned(task, group))
 
     def _answered(self, task: asyncio.Task[None], key: _Key) -> None:
         self._tasks.discard(task)
@@ -250,6 +265,22 @@ def split_callers(queue: Sequence[T], max_items: int, min_calls: int) -> list[li
         groups[min(calls - 1, before * calls // total)].append(caller)
         before += len(caller.texts)
     return [group for group in groups if group]
+
+
+def take_full_calls(queue: Sequence[T], max_items: int) -> tuple[list[list[T]], list[T]]:
+    """``queue``'s consecutive callers (anything with ``texts``) cut, oldest first, into
+    groups of at least ``max_items`` texts (each as few callers as reach it), and the
+    callers left over (fewer than ``max_items`` texts in all)."""
+    groups: list[list[T]] = []
+    group: list[T] = []
+    texts = 0
+    for caller in queue:
+        group.append(caller)
+        texts += len(caller.texts)
+        if texts >= max_items:
+            groups.append(group)
+            group, texts = [], 0
+    return groups, group
 
 
 def _fail(waiting: _Waiting, error: BaseException) -> None:

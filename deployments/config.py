@@ -91,10 +91,11 @@ class DeploymentSettings(_Settings):
     #: Each search-ingress replica keeps ``caller_calls_per_replica`` encode calls per
     #: encoder replica out at most (the deployment's roles together); the calls that
     #: come meanwhile go merged into handle calls of about this many texts at most
-    #: (``deployments.call_coalescing``). Under ``autoscaling_config`` no call is held
-    #: back (the autoscaler must see every text at the replicas: an encoder deployment
-    #: scales on texts, ``deployments.autoscaling``); only the calls made in one event
-    #: loop iteration merge. None: one handle call per encode call.
+    #: (``deployments.call_coalescing``). Under ``autoscaling_config`` the bound is
+    #: per ``max_replicas``, and a queue of this many texts goes out past it
+    #: (``send_full_calls``): fewer than this many texts per role wait at an ingress
+    #: replica, unseen by the autoscaler (an encoder deployment scales on the texts its
+    #: replicas hold, ``deployments.autoscaling``). None: one handle call per encode call.
     caller_merge_items: int | None = Field(16, ge=1)
     #: Merged encode calls out per encoder replica (per ingress replica). 1: the
     #: callers queue at the ingress while the replica runs its forward pass and go as
@@ -123,16 +124,20 @@ class DeploymentSettings(_Settings):
         ``caller_merge_items`` per call, spread over up to one call per replica.
         With a fixed ``num_replicas``, ``caller_calls_per_replica`` calls per replica in
         flight at most, the callers that come meanwhile queue and go merged. Under
-        ``autoscaling_config`` (replicas: its ``max_replicas``, Serve's default 1) no
-        bound: the calls made in one event-loop iteration merge, none waits, so every
-        text reaches a replica, where the texts-in-flight policy counts it. None when
-        calls are not merged (``caller_merge_items`` unset, or ``num_replicas: auto``
-        without an ``autoscaling_config``)."""
+        ``autoscaling_config`` the replicas are its ``max_replicas`` (Serve's default
+        1) and a queue of ``caller_merge_items`` texts goes out past the bound
+        (``send_full_calls``), so what waits at the ingress, unseen by the
+        texts-in-flight policy, is less than one call per role: a queue that grows goes
+        to the replicas, where the policy counts it. None when calls are not merged
+        (``caller_merge_items`` unset, or ``num_replicas: auto`` without an
+        ``autoscaling_config``)."""
         if self.caller_merge_items is None:
             return None
         if self.autoscaling_config:
             replicas = max(1, int(self.autoscaling_config.get("max_replicas", 1)))
-            return MergeSettings(self.caller_merge_items, replicas, None)
+            return MergeSettings(self.caller_merge_items, replicas,
+                                 self.caller_calls_per_replica * replicas,
+                                 send_full_calls=True)
         if not isinstance(self.num_replicas, int) or self.num_replicas < 1:
             return None
         return MergeSettings(self.caller_merge_items, self.num_replicas,

@@ -19,7 +19,7 @@ from deployments.config import AppConfig
 def _app_args(plan: GpuPlan) -> dict[str, Any]:
     """``build_app`` arguments: the profile, and the text encoders' autoscaling (the widest
     range and smallest target of the plan's encoders) as a profile override, so the search
-    ingress knows they autoscale and merges its encode calls without holding any back
+    ingress knows they autoscale and holds back less than one merged call of texts
     (``DeploymentSettings.caller_merge``). Each encoder's own range is its Serve-level
     entry, which Serve applies over the application's."""
     args: dict[str, Any] = {"profile": plan.profile}

@@ -8,9 +8,11 @@ the session's Ray (``serve_cluster``), as a separate application and route prefi
 delays are short here (1 s up, 3 s down); the shipped configs use 5 s up and 60-300 s
 down. Bounded to about two minutes.
 
-Then the real ``EncoderDeployment`` with ``encoder_deployment_options``: fed merged calls
-(few calls, many texts) it scales on the texts its replicas report
-(``deployments.autoscaling``), where Serve's default policy, counting calls, would not.
+Then the real ``EncoderDeployment`` with ``encoder_deployment_options``, fed single-text
+callers merged as the search ingress merges them under autoscaling (few calls, many
+texts; ``DeploymentSettings.caller_merge``): it scales on the texts its replicas report
+(``deployments.autoscaling``), where Serve's default policy, counting calls, would not,
+and the texts the ingress holds back are too few to hide the load.
 """
 
 from __future__ import annotations
@@ -141,18 +143,20 @@ def test_deployment_scales_from_one_to_two_replicas_under_load_and_back(slow_app
 
 
 ENCODER_APP = "autoscaling-encoder-test"
-ENCODER_TEXTS_PER_CALL = 64
+ENCODER_CALLERS = 96  # one text each, as an ingress's query embeddings come
 ENCODER_SETTINGS = DeploymentSettings(
     num_cpus=0.1,
     max_batch_size=16,
     batch_wait_timeout_s=0.0,
     max_ongoing_requests=8,
+    caller_merge_items=16,
     autoscaling_config={
         "min_replicas": 1,
         "initial_replicas": 1,
         "max_replicas": 2,
-        # texts: 2 calls in flight are 2 / 8 of a replica to Serve's default policy
-        "target_ongoing_requests": 8,
+        # texts: more than the 2 merged calls of 16 the ingress's bound lets out, far
+        # more than the calls Serve's default policy would count
+        "target_ongoing_requests": 40,
         "upscale_delay_s": 1.0,
         "downscale_delay_s": 30.0,
         "metrics_interval_s": 0.5,
@@ -172,57 +176,68 @@ def _encoder_replicas(name: str) -> int:
 
 def test_an_encoder_fed_merged_calls_scales_on_its_texts(serve_cluster: Any, tmp_path) -> None:
     """The real ``EncoderDeployment`` (the default profile's MiniLM) with the options the
-    application gives it: two callers, each with one call of 64 texts out at a time, as
-    the ingress's merged calls arrive. Serve sees 2 calls in flight (a quarter of one
-    replica's target of 8), the replicas report about 128 texts: it scales to 2."""
+    application gives it, fed as the search ingress feeds it under autoscaling: 96
+    single-text callers through a ``CallCoalescer`` with ``caller_merge()``'s settings
+    (2 merged calls of up to 16 texts out, full calls of 16 past that bound). Serve sees
+    a few calls in flight against a target of 40; the replicas report the texts, about
+    all 96 of them (only a partial call waits at the caller): it scales to 2. With the
+    bound alone (no ``send_full_calls``) the replicas would hold 32 texts at most and it
+    would stay at 1."""
     from ray import serve
 
     from deployments.app import encoder_deployment_options
     from deployments.config import load_config
     from deployments.encoder import EncoderDeployment
+    from deployments.handles import merged_encoder_calls
     from deployments.roles import model_deployments
 
     config = load_config("default", data_dir=tmp_path)
     encoder = next(d for d in model_deployments(config) if d.kind == "encoder")
     options = encoder_deployment_options(ENCODER_SETTINGS)
+    merge = ENCODER_SETTINGS.caller_merge()
+    assert merge is not None and merge.send_full_calls
     app = serve.run(
         EncoderDeployment.options(name=encoder.name, **options).bind(
             ENCODER_SETTINGS.replica_models(config.models), list(encoder.roles)),
         name=ENCODER_APP, route_prefix=None,
     )
-    encode = app.options(method_name="encode")  # one handle, one router, shut down below
     role = encoder.roles[0]
-    texts = [f"osimertinib dosing question {i}" for i in range(ENCODER_TEXTS_PER_CALL)]
     history: list[int] = []
     stop = threading.Event()
-    answered = [0, 0]
-
-    def caller(number: int) -> None:
-        while not stop.is_set():
-            vectors = encode.remote(role, texts).result(timeout_s=CALL_TIMEOUT_S)
-            assert len(vectors) == ENCODER_TEXTS_PER_CALL
-            answered[number] += 1
+    answered = [0] * ENCODER_CALLERS
 
     def replicas() -> int:
         return _encoder_replicas(encoder.name)
 
+    async def callers() -> None:
+        coalescer = merged_encoder_calls(app, merge)
+
+        async def caller(number: int) -> None:
+            text = f"osimertinib dosing question {number}"
+            while not stop.is_set():
+                vectors = await asyncio.wait_for(coalescer.encode(role, [text]),
+                                                 CALL_TIMEOUT_S)
+                assert vectors.shape[0] == 1
+                answered[number] += 1
+
+        await asyncio.gather(*(caller(number) for number in range(ENCODER_CALLERS)))
+
     try:
         deadline = time.monotonic() + UP_TIMEOUT_S
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            futures = [pool.submit(caller, number) for number in range(2)]
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            driving = pool.submit(asyncio.run, callers())
             try:
-                while time.monotonic() < deadline and replicas() < 2:
+                while time.monotonic() < deadline and replicas() < 2 and not driving.done():
                     history.append(replicas())
                     time.sleep(0.5)
                 history.append(replicas())
             finally:
                 stop.set()
-            for future in futures:
-                future.result(timeout=CALL_TIMEOUT_S)
+            driving.result(timeout=CALL_TIMEOUT_S)
     finally:
         # the driver's router pushes autoscaling metrics until shut down; left running,
         # it would start a new Ray after the session's shutdown
-        encode.shutdown()
+        app.shutdown()
         serve.delete(ENCODER_APP)
-    assert all(answered), answered
-    assert history[-1] == 2, f"no second encoder replica on 2 calls of 64 texts: {history}"
+    assert all(answered), sum(1 for count in answered if not count)
+    assert history[-1] == 2, f"no second encoder replica on {ENCODER_CALLERS} callers: {history}"

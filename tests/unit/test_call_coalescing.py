@@ -11,7 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.call_coalescing import CallCoalescer, MergeSettings, split_callers
+from deployments.call_coalescing import (
+    CallCoalescer,
+    MergeSettings,
+    split_callers,
+    take_full_calls,
+)
 from pipeline.errors import BackendUnavailable, InvalidInput
 
 pytestmark = pytest.mark.unit
@@ -188,6 +193,54 @@ async def test_callers_past_the_in_flight_bound_wait_and_go_merged():
     assert sorted(deployment.calls) == [["a0"], ["a1"], ["b0", "b1"]]
 
 
+async def test_at_the_bound_a_full_call_still_goes_and_fewer_texts_wait():
+    """``send_full_calls`` (the mode under autoscaling): callers past the bound wait only
+    while their role's queue holds fewer than ``max_items`` texts, so the replicas see
+    all but a partial call's worth of texts."""
+    deployment = GatedDeployment()
+    coalescer = CallCoalescer(deployment.send,
+                              MergeSettings(4, 1, max_in_flight=1, send_full_calls=True))
+    first = asyncio.ensure_future(coalescer.encode(ROLE, ["a0"]))
+    await settle()
+    waiting = []
+    for texts in (["b0"], ["b1", "b2"], ["b3", "b4"], ["c0"]):  # loop iterations apart
+        waiting.append(asyncio.ensure_future(coalescer.encode(ROLE, texts)))
+        await settle()
+    # b0..b4 reached 4 texts with the third caller: they went past the bound as one call
+    # (whole callers, so 5 texts); c0 alone waits for a slot
+    assert deployment.calls == [] and len(deployment.gates) == 2
+    assert coalescer.calls_sent == 2
+    deployment.gates[1].set()
+    await settle()
+    assert deployment.calls == [["b0", "b1", "b2", "b3", "b4"]]
+    assert len(deployment.gates) == 2  # a0 still holds the one slot: c0 waits
+    deployment.gates[0].set()
+    await settle()
+    assert len(deployment.gates) == 3  # a0's answer freed it
+    for gate in deployment.gates:
+        gate.set()
+    results = await asyncio.wait_for(asyncio.gather(first, *waiting), timeout=5)
+    assert [r.tolist() for r in results] == [expected(t).tolist() for t in (
+        ["a0"], ["b0"], ["b1", "b2"], ["b3", "b4"], ["c0"])]
+    assert sorted(deployment.calls) == [["a0"], ["b0", "b1", "b2", "b3", "b4"], ["c0"]]
+
+
+async def test_without_send_full_calls_a_full_queue_waits_for_the_bound():
+    deployment = GatedDeployment()
+    coalescer = CallCoalescer(deployment.send, MergeSettings(2, 1, max_in_flight=1))
+    first = asyncio.ensure_future(coalescer.encode(ROLE, ["a0"]))
+    await settle()
+    queued = asyncio.ensure_future(coalescer.encode(ROLE, ["b0", "b1", "b2"]))
+    await settle()
+    assert len(deployment.gates) == 1
+    deployment.gates[0].set()
+    await settle()
+    assert len(deployment.gates) == 2  # sent only once a0 answered
+    deployment.gates[1].set()
+    await asyncio.wait_for(asyncio.gather(first, queued), timeout=5)
+    assert deployment.calls == [["a0"], ["b0", "b1", "b2"]]
+
+
 class Caller:
     def __init__(self, size: int) -> None:
         self.texts = ["x"] * size
@@ -213,6 +266,17 @@ def test_split_of_single_text_callers_is_balanced(callers, max_items, min_calls)
     assert len(groups) == max(-(-callers // max_items), min(callers, min_calls))
     assert max(map(len, groups)) - min(map(len, groups)) <= 1
     assert max(map(len, groups)) <= max_items
+
+
+@given(st.lists(st.integers(0, 40), max_size=60), st.integers(1, 64))
+def test_full_calls_keep_every_caller_once_and_leave_less_than_one_call(sizes, max_items):
+    callers = [Caller(size) for size in sizes]
+    full, rest = take_full_calls(callers, max_items)
+    assert [caller for group in full for caller in group] + rest == callers
+    assert sum(len(c.texts) for c in rest) < max_items
+    for group in full:  # at least max_items texts, and not one caller more than that needs
+        assert sum(len(c.texts) for c in group) >= max_items
+        assert sum(len(c.texts) for c in group[:-1]) < max_items
 
 
 async def test_roles_of_one_deployment_merge_apart_and_share_the_bound():

@@ -146,8 +146,9 @@ class TestServeConfigFiles:
     def test_autoscaled_encoders_scale_on_texts_and_the_ingress_knows(self, name: str) -> None:
         """A Serve config's autoscaling_config replaces the application's: each encoder
         entry names the texts-in-flight policy itself, and the profile the args build
-        autoscales the encoders too, so the search ingress holds no merged call back
-        (else the load never reaches the replicas the autoscaler reads)."""
+        autoscales the encoders too, so the search ingress sends a full merged call past
+        its bound (else the load waits at the ingress, unseen by the autoscaler, which
+        reads the replicas)."""
         from deployments.autoscaling import TEXTS_POLICY
         from deployments.config import load_config
 
@@ -167,7 +168,7 @@ class TestServeConfigFiles:
             widest = max(d["autoscaling_config"]["max_replicas"] for d in encoders)
             for deployment in encoders:
                 merge = parsed.serve.encoder_for(deployment["name"]).caller_merge()
-                assert merge is not None and merge.max_in_flight is None, deployment["name"]
+                assert merge is not None and merge.send_full_calls, deployment["name"]
                 assert merge.min_calls == widest, deployment["name"]
 
     @pytest.mark.parametrize("name", GPU_DOCUMENTS)

@@ -488,12 +488,12 @@ def format_served_table(rows: Sequence[ServedRow], header: bool = True) -> str:
     """Served against limit: deployment, concurrency, rates, ratio, batch, threads."""
     lines = []
     if header:
-        title = (f"{'deployment':<20} {'setting':<18} {'calls':<16} {'conc':>4} {'served':>9} "
+        title = (f"{'deployment':<20} {'setting':<18} {'calls':<54} {'conc':>4} {'served':>9} "
                  f"{'limit':>9} {'ratio':>6} {'batch':>6} {'unit':<8} threads (served / limit)")
         lines += [title, "-" * len(title)]
     for row in rows:
         lines.append(
-            f"{row.deployment:<20} {row.label[:18]:<18} {row.calls[:16]:<16} {row.concurrency:>4} "
+            f"{row.deployment:<20} {row.label[:18]:<18} {row.calls:<54} {row.concurrency:>4} "
             f"{row.served_rate:>9.1f} {row.limit_rate:>9.1f} {row.ratio:>6.2f} "
             f"{row.mean_batch_items:>6.1f} {row.unit:<8} {row.served_threads} / "
             f"{row.limit_threads}" + (f"  failures {row.failures}" if row.failures else "")

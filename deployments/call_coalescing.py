@@ -4,8 +4,9 @@ out to a model deployment (``max_in_flight``; by default one per replica,
 out queue, and go as fewer handle calls as soon as one answers: of about ``max_items``
 texts at most, spread over up to one call per replica (``min_calls``). Calls made in
 the same loop iteration merge the same way. Under autoscaling (``send_full_calls``) a
-queue that reaches ``max_items`` texts goes out past the bound, so the replicas, whose
-texts the autoscaler counts, hold all but less than one call's worth.
+queue that reaches ``max_items`` texts goes out past the bound, without taking a slot,
+so the replicas, whose texts the autoscaler counts, hold all but less than one call's
+worth per queue (role, with titles or without) and caller.
 
 Why: on a CPU a Ray handle call costs the caller and the replica about as much CPU as
 an int8 forward pass of one short query (issue 16), so one call per text spends the
@@ -63,16 +64,17 @@ class MergeSettings:
         min_calls: callers queued together are spread over up to this many calls (>= 1;
             the deployment's replica count, so each replica can get work; fewer when a
             long caller spans a share, or when fewer calls may go out).
-        max_in_flight: calls to the deployment at once, all roles together (>= 1);
-            callers that come while that many are out queue and go, merged, as soon as
-            one answers. None: no bound (only calls made in the same loop iteration
-            merge).
-        send_full_calls: at the bound, a role's queue of ``max_items`` texts or more
-            still goes out, in calls of at least ``max_items`` texts (its oldest
-            callers first); only the remainder waits. So fewer than ``max_items`` texts
-            per role ever wait at the caller, unseen by the replicas (under
-            ``autoscaling_config``, where the texts-in-flight policy counts the texts
-            the replicas hold).
+        max_in_flight: calls to the deployment at once, all roles together (>= 1;
+            full calls past it, below, not counted); callers that come while that many
+            are out queue and go, merged, as soon as one answers. None: no bound (only
+            calls made in the same loop iteration merge).
+        send_full_calls: at the bound, a queue (one role, with titles or without) of
+            ``max_items`` texts or more still goes out, in calls of at least
+            ``max_items`` texts (its oldest callers first), which hold no slot of the
+            bound; only the remainder waits. So after each loop iteration fewer than
+            ``max_items`` texts per queue wait at this caller, unseen by the replicas
+            (under ``autoscaling_config``, where the texts-in-flight policy counts the
+            texts the replicas hold).
 
     Raises:
         ValueError: a value below 1.
@@ -100,8 +102,8 @@ class CallCoalescer:
         settings: sizes and bounds of the merged calls.
 
     Only calls of the same role, with titles or without, merge; all share
-    ``max_in_flight``, and when a call answers the queue whose first caller came first
-    goes first. Merged calls run in a context of their own, not in the first caller's
+    ``max_in_flight`` (full calls past it hold no slot), and when a call that holds a
+    slot answers, the queue whose first caller came first goes first. Merged calls run in a context of their own, not in the first caller's
     (a Serve request context would tie the merged call to that one request's
     cancellation). A merged call that fails with ``InvalidInput`` is re-sent caller by
     caller, so one caller's bad text fails only that caller; any other failure reaches
@@ -159,26 +161,35 @@ class CallCoalescer:
             groups = split_callers(queue, self.settings.max_items,
                                    min(self.settings.min_calls, free))
             sent, queue = groups[:free], [waiting for group in groups[free:] for waiting in group]
+        full: list[list[_Waiting]] = []
         if self.settings.send_full_calls:
             full, queue = take_full_calls(queue, self.settings.max_items)
-            sent += full
         if queue:  # sent when a call answers
             self._queued[key] = queue
         for group in sent:
-            self._start(key, group)
+            self._start(key, group, counted=True)
+        for group in full:
+            self._start(key, group, counted=False)
 
-    def _start(self, key: _Key, group: list[_Waiting]) -> None:
+    def _start(self, key: _Key, group: list[_Waiting], counted: bool) -> None:
+        """Send ``group``'s call; ``counted``: it holds one of ``max_in_flight``'s slots
+        (a full call past the bound does not, so it never keeps another queue waiting)."""
         loop = key[0]
-        self._in_flight[loop] = self._in_flight.get(loop, 0) + 1
+        if counted:
+            self._in_flight[loop] = self._in_flight.get(loop, 0) + 1
         task = loop.create_task(self._run(key[1], group), context=contextvars.Context())
         self._tasks.add(task)
-        task.add_done_callback(lambda done, key=key: self._answered(done, key),
-                               context=contextvars.Context())
+        if counted:
+            task.add_done_callback(lambda done, key=key: self._answered(done, key),
+                                   context=contextvars.Context())
+        else:
+            task.add_done_callback(self._tasks.discard, context=contextvars.Context())
         for waiting in group:
             waiting.future.add_done_callback(
                 lambda _, task=task, group=group: _cancel_if_abandoned(task, group))
 
     def _answered(self, task: asyncio.Task[None], key: _Key) -> None:
+        """A counted call answered: its slot goes to the queue whose first caller came first."""
         self._tasks.discard(task)
         loop = key[0]
         self._in_flight[loop] -= 1

@@ -225,6 +225,52 @@ async def test_at_the_bound_a_full_call_still_goes_and_fewer_texts_wait():
     assert sorted(deployment.calls) == [["a0"], ["b0", "b1", "b2", "b3", "b4"], ["c0"]]
 
 
+async def test_full_calls_hold_no_slot_so_another_roles_caller_is_not_starved():
+    """Full calls past the bound do not count against it: while one role keeps sending
+    full calls, a slot that frees still goes to another role's waiting caller."""
+    deployment = GatedDeployment()
+    coalescer = CallCoalescer(deployment.send,
+                              MergeSettings(2, 1, max_in_flight=1, send_full_calls=True))
+    first = asyncio.ensure_future(coalescer.encode("pubmedbert", ["a0"]))
+    await settle()
+    other = asyncio.ensure_future(coalescer.encode("general-text", ["g0"]))
+    await settle()
+    full = [asyncio.ensure_future(coalescer.encode("pubmedbert", ["p0", "p1"]))
+            for _ in range(3)]
+    await settle()
+    assert len(deployment.gates) == 4  # a0 in the slot, 3 full calls past it; g0 waits
+    deployment.gates[0].set()  # a0 answers while the full calls are still out
+    await settle()
+    assert len(deployment.gates) == 5  # the freed slot went to g0, the full calls are out
+    deployment.gates[4].set()
+    await asyncio.wait_for(other, timeout=5)
+    assert list(zip(deployment.roles, deployment.calls, strict=True)) == [
+        ("pubmedbert", ["a0"]), ("general-text", ["g0"])]
+    for gate in deployment.gates:
+        gate.set()
+    await asyncio.wait_for(asyncio.gather(first, other, *full), timeout=5)
+    assert deployment.calls.count(["g0"]) == 1
+
+
+async def test_free_slots_and_full_calls_go_in_the_same_flush():
+    deployment = GatedDeployment()
+    coalescer = CallCoalescer(deployment.send,
+                              MergeSettings(2, 1, max_in_flight=1, send_full_calls=True))
+    # one loop iteration: 5 single-text callers; one slot takes a call of 2 (split to
+    # max_items), the next 2 go as a full call past the bound, the last one waits
+    callers = [asyncio.ensure_future(coalescer.encode(ROLE, [f"t{i}"])) for i in range(5)]
+    await settle()
+    assert len(deployment.gates) == 2
+    for gate in deployment.gates:
+        gate.set()
+    await settle()
+    assert len(deployment.gates) == 3  # the slot freed: t4 went
+    deployment.gates[2].set()
+    results = await asyncio.wait_for(asyncio.gather(*callers), timeout=5)
+    assert [r.tolist() for r in results] == [expected([f"t{i}"]).tolist() for i in range(5)]
+    assert sorted(deployment.calls) == [["t0", "t1"], ["t2", "t3"], ["t4"]]
+
+
 async def test_without_send_full_calls_a_full_queue_waits_for_the_bound():
     deployment = GatedDeployment()
     coalescer = CallCoalescer(deployment.send, MergeSettings(2, 1, max_in_flight=1))

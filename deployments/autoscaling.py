@@ -3,8 +3,10 @@
 Serve's default policy (``replica_queue_length_autoscaling_policy``) scales on ongoing
 calls per replica. An encoder's calls carry different numbers of texts: the search
 ingress merges its encode calls (``deployments.call_coalescing``; under autoscaling a
-full merged call goes past its bound, so less than one call's texts per role wait
-there, unseen), the ingress's document encodes and an embeddings request carry many.
+full merged call goes past its bound, so fewer than ``caller_merge_items`` texts per
+role wait at each ingress replica, unseen), the ingress's document encodes and an
+embeddings request carry many. Calls past a replica's ``max_ongoing_requests`` wait in
+the caller's router, where this policy counts each as one text.
 Here each ``EncoderDeployment`` replica reports the texts it holds (queued in its batcher
 or in the forward pass, ``record_autoscaling_stats``), and the policy asks for
 ``texts / target_ongoing_requests`` replicas: for an encoder deployment (the search

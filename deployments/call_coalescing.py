@@ -103,12 +103,12 @@ class CallCoalescer:
 
     Only calls of the same role, with titles or without, merge; all share
     ``max_in_flight`` (full calls past it hold no slot), and when a call that holds a
-    slot answers, the queue whose first caller came first goes first. Merged calls run in a context of their own, not in the first caller's
-    (a Serve request context would tie the merged call to that one request's
-    cancellation). A merged call that fails with ``InvalidInput`` is re-sent caller by
-    caller, so one caller's bad text fails only that caller; any other failure reaches
-    every caller of the call. A call whose callers have all been cancelled is
-    cancelled, so it gives its slot back.
+    slot answers, the queue whose first caller came first goes first. Merged calls run
+    in a context of their own, not in the first caller's (a Serve request context would
+    tie the merged call to that one request's cancellation). A merged call that fails
+    with ``InvalidInput`` is re-sent caller by caller, so one caller's bad text fails
+    only that caller; any other failure reaches every caller of the call. A call whose
+    callers have all been cancelled is cancelled, so it gives its slot back.
     """
 
     def __init__(self, send: EncodeCall, settings: MergeSettings) -> None:

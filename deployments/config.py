@@ -92,12 +92,14 @@ class DeploymentSettings(_Settings):
     #: encoder replica out at most (the deployment's roles together); the calls that
     #: come meanwhile go merged into handle calls of about this many texts at most
     #: (``deployments.call_coalescing``). Under ``autoscaling_config`` the bound is
-    #: per ``max_replicas``, and a queue of this many texts goes out past it
-    #: (``send_full_calls``): fewer than this many texts per role wait at an ingress
-    #: replica, unseen by the autoscaler (an encoder deployment scales on the texts its
-    #: replicas hold, ``deployments.autoscaling``). None: one handle call per encode call.
+    #: per ``max_replicas``, and a queue of this many texts goes out past it without
+    #: taking a slot (``send_full_calls``): fewer than this many texts per role (with
+    #: titles or without) wait at an ingress replica, unseen by the autoscaler (an
+    #: encoder deployment scales on the texts its replicas hold,
+    #: ``deployments.autoscaling``). None: one handle call per encode call.
     caller_merge_items: int | None = Field(16, ge=1)
-    #: Merged encode calls out per encoder replica (per ingress replica). 1: the
+    #: Merged encode calls out per encoder replica (per ingress replica; under
+    #: ``autoscaling_config`` per ``max_replicas``, full calls past it not counted). 1: the
     #: callers queue at the ingress while the replica runs its forward pass and go as
     #: one larger call (on 2 CPU cores, 1 served 1.07-1.46x the texts/s of 2 with int8
     #: MiniLM at c=8-32 and about half the caller's CPU per text; torch 0.91-1.19x,

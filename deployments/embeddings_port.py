@@ -16,9 +16,11 @@ within ``serve.request_timeout_s`` gets a 504, as on the search ingress (its tex
 the batcher's queue; a forward pass already running finishes); so does a request whose
 client hangs up before its answer. On shutdown the replica
 stops accepting and lets requests in flight finish (up to ``SHUTDOWN_GRACE_S``). What
-Serve's path gives and this one does not: Serve's request metrics and autoscaling signal
-(requests on the port are not counted as ongoing) and the search ingress's API-key check
-(the configuration refuses the port where ``auth.api_keys`` is set). Request and
+Serve's path gives and this one does not: Serve's request metrics and its default
+autoscaling signal (requests on the port are not counted as ongoing; the texts-in-flight
+policy, ``deployments.autoscaling``, does count their texts, which the replica reports as
+it reports any others) and the search ingress's API-key check (the configuration refuses
+the port where ``auth.api_keys`` is set). Request and
 response shapes and errors are :func:`deployments.embeddings_http.embeddings_call`'s.
 """
 

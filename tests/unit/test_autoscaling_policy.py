@@ -132,3 +132,52 @@ def test_an_encoder_replica_reports_the_texts_it_holds(tmp_path) -> None:
         return seen
 
     assert asyncio.run(scenario()) == [0.0, 5.0, 0.0]
+
+
+def test_texts_on_the_replicas_embeddings_port_are_reported_too(tmp_path) -> None:
+    """``serve.embeddings_port`` requests skip Serve's request path (Serve counts none of
+    them as ongoing), but they reach the same ``encode_timed``: the replica reports
+    their texts, so the texts-in-flight policy scales on port traffic too."""
+    import socket
+
+    import httpx
+
+    from deployments.config import load_config
+    from deployments.encoder import EncoderDeployment
+    from deployments.roles import model_deployments
+
+    config = load_config("default", data_dir=tmp_path)
+    encoder = next(d for d in model_deployments(config) if d.kind == "encoder")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    texts = [f"imatinib dosing question {i}" for i in range(5)]
+
+    async def scenario() -> tuple[list[float], int, int]:
+        # Serve runs the constructor on the replica's loop, which starts the port
+        replica = EncoderDeployment.func_or_class(
+            config.serve.encoder.replica_models(config.models), list(encoder.roles),
+            http_port=port)
+        replica.reconfigure({"max_batch_size": 32, "batch_wait_timeout_s": 0.3})
+        assert replica.port is not None
+        try:
+            for _ in range(200):
+                if replica.port.serving:
+                    break
+                await asyncio.sleep(0.02)
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+                request = asyncio.ensure_future(
+                    client.post("/v1/embeddings", json={"input": texts}, timeout=30))
+                seen = []
+                while not request.done():  # the batch waits up to 0.3 s to fill
+                    seen.append(replica.record_autoscaling_stats()[TEXTS_IN_FLIGHT])
+                    await asyncio.sleep(0.01)
+                answer = await request
+            seen.append(replica.record_autoscaling_stats()[TEXTS_IN_FLIGHT])
+            return seen, answer.status_code, len(answer.json()["data"])
+        finally:
+            await replica.port.aclose()
+
+    seen, status, vectors = asyncio.run(scenario())
+    assert (status, vectors) == (200, 5)
+    assert max(seen) == 5.0 and seen[-1] == 0.0

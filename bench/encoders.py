@@ -275,6 +275,10 @@ class ServedRow:
     #: how the caller reached the replica: one handle call per text (per scorer
     #: request), or the ingress's merged calls (``deployments.call_coalescing``)
     calls: str = "one per request"
+    #: the in-process limit measured before the deployment's levels and after them
+    #: (items/s); ``limit_rate`` is the higher (a ceiling; on a shared machine one
+    #: measurement moves with the load)
+    limit_runs: tuple[float, ...] = ()
 
     @property
     def ratio(self) -> float:
@@ -422,7 +426,8 @@ def served_comparison(
     settings: ServedSettings, after: Callable[[dict[str, Any]], None] | None = None
 ) -> list[ServedRow]:
     """For each text model deployment of the profile: the in-process batched limit, then
-    the deployment (Serve must be running) at each concurrency; ``after(apps)`` runs
+    the deployment (Serve must be running) at each concurrency, then the limit again
+    (each row's ``limit_rate`` is the higher of the two); ``after(apps)`` runs
     while the deployments are still up (``bench.served.ModelApp`` by deployment name).
     The deployments are removed at the end."""
     import asyncio
@@ -434,25 +439,33 @@ def served_comparison(
     from deployments.roles import load_shared
 
     config = settings.config
-    limits: dict[str, tuple[float, int, int]] = {}
+    groups = model_groups(config)
     plans: dict[str, tuple[str, bool]] = {}
-    for name, roles in model_groups(config).items():
-        kind = "cross-encoder" if name == "CrossEncoder" else "encoder"
-        smiles = config.models.spec(roles[0]).modality.value == "smiles"
-        work = _work(kind, roles, settings, smiles)
-        deployment = _deployment_settings(config, name)
+
+    def limit_of(name: str) -> float:
+        """The deployment's in-process batched limit now (items/s)."""
+        roles = groups[name]
+        kind, smiles = plans[name]
         loaded = load_shared(config.models, list(roles))
         models = loaded[roles[0]] if kind == "cross-encoder" else loaded
-        items, seconds = in_process_limit(models, kind, work, deployment.max_batch_size)
-        limits[name] = (items / seconds, deployment.max_batch_size, int(deployment.num_cpus * 100))
-        plans[name] = (kind, smiles)
+        items, seconds = in_process_limit(models, kind, _work(kind, roles, settings, smiles),
+                                          _deployment_settings(config, name).max_batch_size)
         del loaded, models
+        return items / seconds
+
+    limits: dict[str, float] = {}
+    for name, roles in groups.items():
+        plans[name] = ("cross-encoder" if name == "CrossEncoder" else "encoder",
+                       config.models.spec(roles[0]).modality.value == "smiles")
+        limits[name] = limit_of(name)
     apps = deploy_model_apps(config, prefix="bench-encoders")
     rows: list[ServedRow] = []
     try:
         for name, app in apps.items():
             kind, smiles = plans[name]
-            limit_rate, limit_batch, _ = limits[name]
+            limit_rate = limits[name]
+            limit_batch = _deployment_settings(config, name).max_batch_size
+            first_row = len(rows)
             levels = [(level, concurrency, path, merge)
                       for level, concurrency in enumerate(settings.concurrencies)
                       for path, merge in _call_paths(config, kind, name,
@@ -475,6 +488,12 @@ def served_comparison(
                     calls=path,
                 ))
                 print(format_served_table(rows[-1:], header=False), flush=True)
+            # the limit again, its replicas idle: the higher of the two counts
+            runs = (limit_rate, limit_of(name))
+            print(f"{name}: in-process limit before / after its levels "
+                  f"{runs[0]:.1f} / {runs[1]:.1f}", flush=True)
+            rows[first_row:] = [replace(row, limit_rate=max(runs), limit_runs=runs)
+                                for row in rows[first_row:]]
         if after is not None:
             after(apps)
     finally:  # the deployments and any front added by ``after``

@@ -108,14 +108,18 @@ def _encoder_table(report: Mapping[str, Any]) -> list[str]:
         return []
     lines = ["### Model deployments: served through handles (one call per text / per "
              "request's pairs, or the ingress's merged calls) against the in-process batched "
-             "limit", "",
-             "| deployment | setting | handle calls | concurrency | served | limit | "
-             "served/limit | mean batch | unit | threads served / limit |", "|---" * 10 + "|"]
+             "limit (the higher of its runs before and after the deployment's levels)", "",
+             "| deployment | setting | handle calls | concurrency | served | limit (before / "
+             "after) | served/limit | mean batch | unit | threads served / limit |",
+             "|---" * 10 + "|"]
     for row in rows:
+        runs = row.get("limit_runs") or ()
+        limit = _number(row["limit_rate"]) + (
+            f" ({' / '.join(_number(run) for run in runs)})" if len(runs) > 1 else "")
         lines.append(
             f"| {row['deployment']} | {row['label']} | {row.get('calls', 'one per request')} | "
             f"{row['concurrency']} | "
-            f"{_number(row['served_rate'])} | {_number(row['limit_rate'])} | "
+            f"{_number(row['served_rate'])} | {limit} | "
             f"{_number(row['ratio'], 2)} | {_number(row['mean_batch_items'])} | {row['unit']} | "
             f"{row['served_threads']} / {row['limit_threads']} |")
     return [*lines, ""]

@@ -175,6 +175,9 @@ def test_baselines_quick_run_writes_every_table(
         "CrossEncoder",
     }
     assert all(row["served_rate"] > 0 and row["limit_rate"] > 0 for row in report["encoders"])
+    # the limit was measured before and after each deployment's levels; the higher counts
+    assert all(len(row["limit_runs"]) == 2 and row["limit_rate"] == max(row["limit_runs"])
+               for row in report["encoders"])
     assert all("batch wait 0 ms" in row["label"] for row in report["encoders"])
     http_rows = report["infinity"]["ours_over_http"]
     assert [(row["path"], row["concurrency"]) for row in http_rows] == [
@@ -199,6 +202,7 @@ def test_baselines_quick_run_writes_every_table(
         "### MiniLM over HTTP",
     ):
         assert title in text
+    assert "limit (before / after)" in text
     assert any(item["target"] == "serving overhead at c=1" for item in targets(report))
     for name in ("load_png", "variants_png", "encoders_png"):
         assert paths[name].read_bytes().startswith(PNG_MAGIC)

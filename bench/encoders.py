@@ -426,8 +426,10 @@ def served_comparison(
     settings: ServedSettings, after: Callable[[dict[str, Any]], None] | None = None
 ) -> list[ServedRow]:
     """For each text model deployment of the profile: the in-process batched limit, then
-    the deployment (Serve must be running) at each concurrency, then the limit again
-    (each row's ``limit_rate`` is the higher of the two); ``after(apps)`` runs
+    the deployment (Serve must be running) at each concurrency, then the limit again,
+    with every deployment of the profile still up and idle (each row's ``limit_rate``
+    is the higher of the two; the rows printed per level show the first);
+    ``after(apps)`` runs
     while the deployments are still up (``bench.served.ModelApp`` by deployment name).
     The deployments are removed at the end."""
     import asyncio
@@ -488,10 +490,11 @@ def served_comparison(
                     calls=path,
                 ))
                 print(format_served_table(rows[-1:], header=False), flush=True)
-            # the limit again, its replicas idle: the higher of the two counts
+            # the limit again, the deployments idle: the higher of the two counts
             runs = (limit_rate, limit_of(name))
             print(f"{name}: in-process limit before / after its levels "
-                  f"{runs[0]:.1f} / {runs[1]:.1f}", flush=True)
+                  f"{runs[0]:.1f} / {runs[1]:.1f} (the rows above use the first; the "
+                  "final table and the JSON the higher)", flush=True)
             rows[first_row:] = [replace(row, limit_rate=max(runs), limit_runs=runs)
                                 for row in rows[first_row:]]
         if after is not None:

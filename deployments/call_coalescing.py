@@ -68,13 +68,15 @@ class MergeSettings:
             full calls past it, below, not counted); callers that come while that many
             are out queue and go, merged, as soon as one answers. None: no bound (only
             calls made in the same loop iteration merge).
-        send_full_calls: at the bound, a queue (one role, with titles or without) of
-            ``max_items`` texts or more still goes out, in calls of at least
-            ``max_items`` texts (its oldest callers first), which hold no slot of the
-            bound; only the remainder waits. So after each loop iteration fewer than
-            ``max_items`` texts per queue wait at this caller, unseen by the replicas
-            (under ``autoscaling_config``, where the texts-in-flight policy counts the
-            texts the replicas hold).
+        send_full_calls: a queue (one role, with titles or without) of ``max_items``
+            texts or more goes out at once, bound or not, in calls of at least
+            ``max_items`` texts (its oldest callers first) that hold no slot of the
+            bound; the free slots take the rest, and only what is left then waits. So
+            after each loop iteration fewer than ``max_items`` texts per queue wait at
+            this caller, unseen by the replicas (under ``autoscaling_config``, where the
+            texts-in-flight policy counts the texts the replicas hold; calls past a
+            replica's ``max_ongoing_requests`` wait in the handle's router, where it
+            counts each as one text).
 
     Raises:
         ValueError: a value below 1.
@@ -156,20 +158,20 @@ class CallCoalescer:
         queue = [waiting for waiting in self._queued.pop(key, []) if not waiting.future.done()]
         bound = self.settings.max_in_flight
         free = len(queue) if bound is None else bound - self._in_flight.get(loop, 0)
+        full: list[list[_Waiting]] = []
+        if self.settings.send_full_calls:  # full calls first: the slots take the rest
+            full, queue = take_full_calls(queue, self.settings.max_items)
         sent: list[list[_Waiting]] = []
-        if free > 0:
+        if free > 0 and queue:
             groups = split_callers(queue, self.settings.max_items,
                                    min(self.settings.min_calls, free))
             sent, queue = groups[:free], [waiting for group in groups[free:] for waiting in group]
-        full: list[list[_Waiting]] = []
-        if self.settings.send_full_calls:
-            full, queue = take_full_calls(queue, self.settings.max_items)
         if queue:  # sent when a call answers
             self._queued[key] = queue
+        for group in full:  # the oldest callers
+            self._start(key, group, counted=False)
         for group in sent:
             self._start(key, group, counted=True)
-        for group in full:
-            self._start(key, group, counted=False)
 
     def _start(self, key: _Key, group: list[_Waiting], counted: bool) -> None:
         """Send ``group``'s call; ``counted``: it holds one of ``max_in_flight``'s slots

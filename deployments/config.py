@@ -92,11 +92,12 @@ class DeploymentSettings(_Settings):
     #: encoder replica out at most (the deployment's roles together); the calls that
     #: come meanwhile go merged into handle calls of about this many texts at most
     #: (``deployments.call_coalescing``). Under ``autoscaling_config`` the bound is
-    #: per ``max_replicas``, and a queue of this many texts goes out past it without
+    #: per ``max_replicas``, and a queue of this many texts goes out at once without
     #: taking a slot (``send_full_calls``): fewer than this many texts per role (with
     #: titles or without) wait at an ingress replica, unseen by the autoscaler (an
     #: encoder deployment scales on the texts its replicas hold,
-    #: ``deployments.autoscaling``). None: one handle call per encode call.
+    #: ``deployments.autoscaling``; calls past a replica's ``max_ongoing_requests``
+    #: count as one text each). None: one handle call per encode call.
     caller_merge_items: int | None = Field(16, ge=1)
     #: Merged encode calls out per encoder replica (per ingress replica; under
     #: ``autoscaling_config`` per ``max_replicas``, full calls past it not counted). 1: the

@@ -165,6 +165,8 @@ def test_texts_on_the_replicas_embeddings_port_are_reported_too(tmp_path) -> Non
                 if replica.port.serving:
                     break
                 await asyncio.sleep(0.02)
+            else:
+                raise AssertionError("the embeddings port did not start")
             async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
                 request = asyncio.ensure_future(
                     client.post("/v1/embeddings", json={"input": texts}, timeout=30))

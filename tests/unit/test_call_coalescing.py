@@ -252,23 +252,29 @@ async def test_full_calls_hold_no_slot_so_another_roles_caller_is_not_starved():
     assert deployment.calls.count(["g0"]) == 1
 
 
-async def test_free_slots_and_full_calls_go_in_the_same_flush():
+async def test_full_calls_go_first_and_the_free_slots_take_the_rest():
     deployment = GatedDeployment()
     coalescer = CallCoalescer(deployment.send,
                               MergeSettings(2, 1, max_in_flight=1, send_full_calls=True))
-    # one loop iteration: 5 single-text callers; one slot takes a call of 2 (split to
-    # max_items), the next 2 go as a full call past the bound, the last one waits
+    # one loop iteration: 5 single-text callers; two full calls of 2 hold no slot, the
+    # one free slot takes t4: nothing waits
     callers = [asyncio.ensure_future(coalescer.encode(ROLE, [f"t{i}"])) for i in range(5)]
     await settle()
-    assert len(deployment.gates) == 2
-    for gate in deployment.gates:
+    assert len(deployment.gates) == 3
+    late = asyncio.ensure_future(coalescer.encode(ROLE, ["t5"]))
+    await settle()
+    assert len(deployment.gates) == 3  # the slot is t4's: t5 waits
+    for gate in deployment.gates[:2]:  # the full calls answer: no slot frees
         gate.set()
     await settle()
-    assert len(deployment.gates) == 3  # the slot freed: t4 went
-    deployment.gates[2].set()
-    results = await asyncio.wait_for(asyncio.gather(*callers), timeout=5)
-    assert [r.tolist() for r in results] == [expected([f"t{i}"]).tolist() for i in range(5)]
-    assert sorted(deployment.calls) == [["t0", "t1"], ["t2", "t3"], ["t4"]]
+    assert len(deployment.gates) == 3
+    deployment.gates[2].set()  # t4 answers: t5 goes
+    await settle()
+    assert len(deployment.gates) == 4
+    deployment.gates[3].set()
+    results = await asyncio.wait_for(asyncio.gather(*callers, late), timeout=5)
+    assert [r.tolist() for r in results] == [expected([f"t{i}"]).tolist() for i in range(6)]
+    assert sorted(deployment.calls) == [["t0", "t1"], ["t2", "t3"], ["t4"], ["t5"]]
 
 
 async def test_without_send_full_calls_a_full_queue_waits_for_the_bound():

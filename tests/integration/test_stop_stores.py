@@ -1,10 +1,14 @@
-"""``biomed-search stop-stores``: ``serve run`` leaves the embedded servers of its data
-directory running (``build_app`` starts them detached, to outlive its Ray worker); the
-command stops them, whoever started them, keeps the data, and names what it did."""
+"""``biomed-search stop-stores``: ``build_app`` (``serve run`` / ``serve deploy``) leaves
+the embedded servers of its data directory running (started detached, to outlive its
+Ray worker); the command stops them, whoever started them, keeps the data, names what it
+did, and never takes a process that reused a dead server's pid for the server."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
+import time
 
 import pytest
 
@@ -13,29 +17,55 @@ from deployments.config import load_config
 from deployments.runtime import EmbeddedPostgres, MilvusLiteServer
 from deployments.stores import stop_embedded_servers
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.integration
 
 
+@pytest.mark.slow
 def test_stop_stores_stops_servers_left_running_and_then_finds_none(tmp_path, capsys):
-    milvus = MilvusLiteServer(tmp_path, stop_at_exit=False).start()
-    postgres = EmbeddedPostgres(tmp_path).start()
-    try:
+    with contextlib.ExitStack() as cleanup:  # a failed assertion leaves no server behind
+        cleanup.callback(MilvusLiteServer(tmp_path).stop)
+        cleanup.callback(EmbeddedPostgres(tmp_path).stop)
+        milvus = MilvusLiteServer(tmp_path, stop_at_exit=False).start()
+        postgres = EmbeddedPostgres(tmp_path).start()
+        other = tmp_path / "other"  # another data directory's server stays up
+        cleanup.callback(MilvusLiteServer(other).stop)
+        MilvusLiteServer(other, stop_at_exit=False).start()
         assert milvus.is_running() and postgres.is_running()
+
         assert main(["stop-stores", "--data-dir", str(tmp_path)]) == 0
         assert json.loads(capsys.readouterr().out) == {"milvus": "stopped",
                                                        "postgres": "stopped"}
         assert not MilvusLiteServer(tmp_path).is_running()
         assert not EmbeddedPostgres(tmp_path).is_running()
+        assert MilvusLiteServer(other).is_running()
         assert (tmp_path / "postgres" / "PG_VERSION").exists()  # the data stays
         assert main(["stop-stores", "--data-dir", str(tmp_path)]) == 0
         assert json.loads(capsys.readouterr().out) == {"milvus": "not running",
                                                        "postgres": "not running"}
-    finally:  # a failed assertion must not leave servers behind
-        milvus.stop()
-        postgres.stop()
 
 
-def test_a_store_the_config_names_is_left_alone(tmp_path):
+def test_a_stale_postmaster_pid_naming_another_process_is_not_stopped(tmp_path, capsys):
+    """A server that died leaves ``postmaster.pid``; its pid may now be anyone's."""
+    bystander = subprocess.Popen(["sleep", "60"])
+    try:
+        pgdata = tmp_path / "postgres"
+        pgdata.mkdir()
+        (pgdata / "postmaster.pid").write_text(
+            f"{bystander.pid}\n{pgdata}\n{int(time.time())}\n5432\n/tmp\n\n")
+        assert EmbeddedPostgres(tmp_path).pid is None  # not a postgres process
+        assert main(["stop-stores", "--data-dir", str(tmp_path)]) == 0
+        assert json.loads(capsys.readouterr().out)["postgres"] == "not running"
+        assert bystander.poll() is None  # still alive
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def test_a_missing_data_dir_is_left_uncreated_and_an_external_store_alone(tmp_path):
+    missing = tmp_path / "typo"
+    config = load_config("default", data_dir=missing)
+    assert stop_embedded_servers(config) == {"milvus": "not running", "postgres": "not running"}
+    assert not missing.exists()
     config = load_config("default", data_dir=tmp_path,
                          overrides={"stores": {"milvus_uri": "http://127.0.0.1:1"}})
     assert stop_embedded_servers(config) == {"milvus": "external", "postgres": "not running"}

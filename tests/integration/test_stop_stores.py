@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
+import sys
 import time
 
 import pytest
@@ -69,3 +70,38 @@ def test_a_missing_data_dir_is_left_uncreated_and_an_external_store_alone(tmp_pa
     config = load_config("default", data_dir=tmp_path,
                          overrides={"stores": {"milvus_uri": "http://127.0.0.1:1"}})
     assert stop_embedded_servers(config) == {"milvus": "external", "postgres": "not running"}
+
+
+def _hold_lock(path, seconds: float) -> subprocess.Popen:
+    """Another process holding ``path``'s lock for ``seconds`` (as a start or stop in
+    progress there would); returns once it holds it."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, sys, time\n"
+         "handle = open(sys.argv[1], 'a')\n"
+         "fcntl.flock(handle, fcntl.LOCK_EX)\n"
+         "print('held', flush=True)\n"
+         "time.sleep(float(sys.argv[2]))\n", str(path), str(seconds)],
+        stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+@pytest.mark.slow
+def test_postgres_start_and_stop_wait_for_another_process_start_or_stop(tmp_path):
+    """A stop that ran between another process's server start and its first connection
+    would fail that start: starts and stops of one data dir take turns."""
+    lock = tmp_path / EmbeddedPostgres.LOCK_FILE
+    with contextlib.ExitStack() as cleanup:
+        cleanup.callback(EmbeddedPostgres(tmp_path).stop)
+        holder = _hold_lock(lock, 2.0)
+        cleanup.callback(holder.kill)
+        EmbeddedPostgres(tmp_path).start()
+        assert holder.poll() is not None  # it started only once the holder let go
+        assert EmbeddedPostgres(tmp_path).is_running()
+
+        holder = _hold_lock(lock, 2.0)
+        cleanup.callback(holder.kill)
+        EmbeddedPostgres(tmp_path).stop()
+        assert holder.poll() is not None  # it stopped only once the holder let go
+        assert not EmbeddedPostgres(tmp_path).is_running()

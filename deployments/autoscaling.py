@@ -6,7 +6,8 @@ ingress merges its encode calls (``deployments.call_coalescing``; under autoscal
 full merged call goes past its bound, so fewer than ``caller_merge_items`` texts per
 role wait at each ingress replica, unseen), the ingress's document encodes and an
 embeddings request carry many. Calls past a replica's ``max_ongoing_requests`` wait in
-the caller's router, where this policy counts each as one text.
+the caller's router, where this policy counts each as carrying the mean texts of the
+calls the replicas hold (at least one).
 Here each ``EncoderDeployment`` replica reports the texts it holds (queued in its batcher
 or in the forward pass, ``record_autoscaling_stats``), and the policy asks for
 ``texts / target_ongoing_requests`` replicas: for an encoder deployment (the search
@@ -59,14 +60,21 @@ def replicas_for_texts(
             look-back window (``AutoscalingContext.aggregated_metrics``).
         running_replicas: replicas running now (>= 1).
         queued_calls: calls queued at the callers' handles, not yet at a replica; each
-            counts as one text (a lower bound: a merged call carries more).
-        ongoing_calls: Serve's own count of calls in flight, used while no replica has
+            counts as the mean texts of a call the replicas hold (``texts /
+            (ongoing_calls - queued_calls)``, at least one text): a queued merged call
+            carries about what a held one does, and counting it as one text kept the
+            encoder from scaling while full calls piled up at the handles.
+        ongoing_calls: Serve's own count of calls in flight, queued ones included
+            (``AutoscalingContext.total_num_requests``); used alone while no replica has
             reported texts yet (a replica starting, or one that failed to report).
         target_texts: texts in flight one replica should hold (> 0).
 
     Returns:
-        ``texts / target_texts``. Replicas that have not reported count as the mean of
-        those that have.
+        ``(texts + queued texts) / target_texts``. Replicas that have not reported
+        count as the mean of those that have.
+
+    Raises:
+        ValueError: ``target_texts`` <= 0.
     """
     if target_texts <= 0:
         raise ValueError(f"target_texts must be > 0, got {target_texts}")
@@ -74,7 +82,10 @@ def replicas_for_texts(
     if not reported:
         return ongoing_calls / target_texts
     texts = sum(reported) / len(reported) * max(running_replicas, len(reported))
-    return (texts + max(queued_calls, 0.0)) / target_texts
+    queued_calls = max(queued_calls, 0.0)
+    held_calls = ongoing_calls - queued_calls
+    texts_per_call = max(texts / held_calls, 1.0) if held_calls >= 1 else 1.0
+    return (texts + queued_calls * texts_per_call) / target_texts
 
 
 def texts_in_flight_policy(ctx: AutoscalingContext) -> tuple[float, dict[str, Any]]:

@@ -76,7 +76,7 @@ class MergeSettings:
             this caller, unseen by the replicas (under ``autoscaling_config``, where the
             texts-in-flight policy counts the texts the replicas hold; calls past a
             replica's ``max_ongoing_requests`` wait in the handle's router, where it
-            counts each as one text).
+            counts each as the mean call the replicas hold).
 
     Raises:
         ValueError: a value below 1.

@@ -97,7 +97,8 @@ class DeploymentSettings(_Settings):
     #: titles or without) wait at an ingress replica, unseen by the autoscaler (an
     #: encoder deployment scales on the texts its replicas hold,
     #: ``deployments.autoscaling``; calls past a replica's ``max_ongoing_requests``
-    #: count as one text each). None: one handle call per encode call.
+    #: count as the mean call the replicas hold). None: one handle call per encode
+    #: call.
     caller_merge_items: int | None = Field(16, ge=1)
     #: Merged encode calls out per encoder replica (per ingress replica; under
     #: ``autoscaling_config`` per ``max_replicas``, full calls past it not counted). 1: the

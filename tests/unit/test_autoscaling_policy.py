@@ -25,7 +25,11 @@ def test_replicas_follow_texts_not_calls() -> None:
     assert replicas_for_texts({"a": 40.0, "b": 20.0, "c": 0.0}, 3, 0, 3, 20) == 3.0
     # a replica that has not reported yet counts as the mean of those that have
     assert replicas_for_texts({"a": 30.0}, 2, 0, 1, 20) == 3.0
-    # calls queued at the handles count one text each (a lower bound)
+    # a call queued at the handles counts as the mean call the replicas hold: two
+    # calls hold 32 texts, so 4 queued merged calls carry about 64 more
+    assert replicas_for_texts({"a": 32.0}, 1, 4, 6, 32) == 3.0
+    # ... and at least one text, also while no held call is counted
+    assert replicas_for_texts({"a": 1.0}, 1, 9, 11, 10) == 1.0
     assert replicas_for_texts({"a": 10.0}, 1, 10, 2, 10) == 2.0
     # nothing reported yet: Serve's call count stands in
     assert replicas_for_texts({}, 2, 0, 6, 2) == 3.0
@@ -38,7 +42,8 @@ def test_a_target_of_zero_is_refused() -> None:
         replicas_for_texts({"a": 1.0}, 1, 0, 1, 0)
 
 
-def _context(config, texts_by_replica: dict[str, float], calls: float, running: int = 2):
+def _context(config, texts_by_replica: dict[str, float], calls: float, running: int = 2,
+             queued: float = 0.0):
     from ray.serve._private.common import DeploymentID, ReplicaID
     from ray.serve.config import AutoscalingContext
 
@@ -49,7 +54,7 @@ def _context(config, texts_by_replica: dict[str, float], calls: float, running: 
     return AutoscalingContext(
         deployment_id=deployment, deployment_name=deployment.name, app_name="app",
         current_num_replicas=running, target_num_replicas=running,
-        running_replicas=replicas, total_num_requests=calls, total_queued_requests=0.0,
+        running_replicas=replicas, total_num_requests=calls, total_queued_requests=queued,
         aggregated_metrics=metrics, raw_metrics=None,
         capacity_adjusted_min_replicas=config.min_replicas,
         capacity_adjusted_max_replicas=config.max_replicas, policy_state={},
@@ -74,6 +79,17 @@ def test_merged_calls_scale_the_encoder_where_the_default_policy_would_not() -> 
     assert texts_in_flight_policy(context) == (4.0, {})
     default, _ = replica_queue_length_autoscaling_policy(context)
     assert default < 1
+
+
+def test_full_calls_queued_at_the_handles_count_as_the_calls_the_replicas_hold() -> None:
+    """Four calls held by two replicas carry 64 texts; two more wait in the callers'
+    routers (past ``max_ongoing_requests``): they count 16 texts each, not one."""
+    from ray.serve.config import AutoscalingConfig
+
+    config = AutoscalingConfig(min_replicas=1, max_replicas=8, target_ongoing_requests=32,
+                               policy={"policy_function": TEXTS_POLICY})
+    context = _context(config, {"0": 32.0, "1": 32.0}, calls=6, queued=2)
+    assert texts_in_flight_policy(context) == (3.0, {})
 
 
 def test_a_replica_not_reported_yet_counts_as_the_others_and_none_keeps_the_target() -> None:

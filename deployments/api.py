@@ -14,6 +14,7 @@ from fastapi import FastAPI, File, Form, Header, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from deployments.body_limit import BodyLimitMiddleware
 from deployments.ui import mount_ui
@@ -46,8 +47,17 @@ _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
 
 
 def _field_errors(errors: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """FastAPI / pydantic validation errors as ``{"field", "message"}``: the field's dotted
+    path without FastAPI's location prefix; ``body`` for a body that is not JSON (whose
+    error location is the character offset, given in the message)."""
     result = []
     for error in errors:
+        if error.get("type") == "json_invalid":
+            offset = error.get("loc", ("body", "?"))[-1]
+            reason = (error.get("ctx") or {}).get("error") or error.get("msg")
+            result.append({"field": "body",
+                           "message": f"not valid JSON at character {offset}: {reason}"})
+            continue
         location = [str(part) for part in error.get("loc", ())]
         if location and location[0] in _LOCATIONS:  # FastAPI prefixes where the field was
             location = location[1:]
@@ -77,6 +87,14 @@ def create_app() -> FastAPI:
         fields = _field_errors(list(error.errors()))
         names = ", ".join(item["field"] for item in fields)
         return _error(422, "invalid_request", f"invalid field(s): {names}", fields=fields)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        # unknown paths and methods answer in the service's error shape too
+        kind = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
+        response = _error(error.status_code, kind, str(error.detail))
+        response.headers.update(error.headers or {})
+        return response
 
     @app.exception_handler(BiomedSearchError)
     async def _domain(_: Request, error: BiomedSearchError) -> JSONResponse:

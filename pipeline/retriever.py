@@ -90,11 +90,14 @@ class Retriever:
 
     # -- request checks -------------------------------------------------------------------
 
-    def validate(self, request: SearchRequest) -> None:
-        """Check the bounds that come from configuration (R-REQ-1).
+    def validate(self, request: SearchRequest, has_image: bool = False) -> None:
+        """Check the bounds that come from configuration (R-REQ-1), and that an image
+        search (an upload, or ``route_mode: visual``) has an image collection to search.
 
         Raises:
-            InvalidRequest: naming the field that is out of range.
+            InvalidRequest: naming the field that is out of range; ``image`` or
+                ``route_mode`` when the profile enables no image collection (the image
+                would otherwise be ignored and the answer be a text search's, or none).
         """
         limits = self.settings.request
         if len(request.query) > limits.max_query_chars:
@@ -116,6 +119,17 @@ class Retriever:
                     "collections",
                     f"unknown or disabled: {', '.join(unknown)}; enabled: {', '.join(enabled)}",
                 )
+        wants_images = "image" if has_image else None
+        if request.route_mode == "visual" and not has_image:
+            wants_images = "route_mode"
+        if wants_images and not any(
+            spec.modality == "image" for spec in self.settings.enabled_collections().values()
+        ):
+            raise InvalidRequest(
+                wants_images,
+                "image search is off: this deployment's profile enables no image collection "
+                "(visual, radiology or pathology)",
+            )
 
     # -- the flow -------------------------------------------------------------------------
 
@@ -138,7 +152,7 @@ class Retriever:
             BackendUnavailable: every plan failed (stores or models down).
             DeadlineExceeded: the deadline passed before results were assembled.
         """
-        self.validate(request)
+        self.validate(request, has_image=image is not None)
         deadline = deadline or (time.monotonic() + self.settings.budgets.request_ms / 1000.0)
         trace: list[StageTrace] = []
         intent = self._intent(request.query, trace)

@@ -241,12 +241,18 @@ class SearchRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    query: str = Field(..., min_length=1, description="the question; 1..max_query_chars characters")
+    query: str = Field(
+        ..., min_length=1,
+        description="the question; 1..request.max_query_chars characters (2000 by default)",
+    )
     kb_ids: list[str] = Field(default_factory=list, max_length=64)
     document_ids: list[str] = Field(default_factory=list, max_length=4096)
     tags: list[str] = Field(default_factory=list, max_length=64)
     page: int = Field(1, ge=1, le=1000)
-    page_size: int | None = Field(None, ge=1, le=1000, description="default: final_top_k (5)")
+    page_size: int | None = Field(
+        None, ge=1, le=1000,
+        description="default: final_top_k (5); at most request.max_page_size (100 by default)",
+    )
     top_k: int = Field(1024, ge=1, le=1024, description="candidate pool cap")
     similarity_threshold: float | None = Field(
         None,

@@ -121,10 +121,21 @@ async def test_bad_input_is_422_naming_the_field(client, body, field):
     assert field in fields, fields
 
 
-async def test_malformed_json_is_422(client):
-    response = await post(client, b'{"query": "osimertinib"', raw=True)
+async def test_malformed_json_is_422_naming_the_body(client):
+    response = await post(client, b'{"query": "osim', raw=True)
     assert response.status_code == 422
-    assert response.json()["error"] == "invalid_request"
+    answer = response.json()
+    assert answer["error"] == "invalid_request"
+    assert answer["fields"][0]["field"] == "body"  # not the character offset
+    assert "not valid JSON at character" in answer["fields"][0]["message"]
+
+
+async def test_unknown_paths_and_methods_answer_in_the_error_shape(client):
+    missing = await client.get("/v1/nope")
+    assert missing.status_code == 404 and missing.json()["error"] == "not_found"
+    wrong = await client.get("/v1/search")
+    assert wrong.status_code == 405 and wrong.json()["error"] == "method_not_allowed"
+    assert wrong.headers["allow"] == "POST"
 
 
 @pytest.mark.parametrize(
@@ -238,13 +249,18 @@ async def test_image_upload_checks(client):
     assert empty.status_code == 422
     missing = await client.post(url, headers=auth(), data={"query": "x"})
     assert missing.status_code == 422 and missing.json()["fields"][0]["field"] == "image"
+    # a valid image, but this profile enables no image collection: refused, not ignored
     good = await client.post(
         url,
         headers=auth(),
         data={"query": "Tagrisso"},
         files={"image": ("x.png", PNG, "image/png")},
     )
-    assert good.status_code == 200, good.text
+    assert good.status_code == 422, good.text
+    assert good.json()["fields"][0]["field"] == "image"
+    assert "no image collection" in good.json()["message"]
+    visual = await post(client, {"query": "Tagrisso", "route_mode": "visual"})
+    assert visual.status_code == 422 and visual.json()["fields"][0]["field"] == "route_mode"
 
 
 async def test_bodies_past_the_cap_are_413_before_they_are_parsed(client):

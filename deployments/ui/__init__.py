@@ -1,7 +1,7 @@
 """The retrieval-testing page: plain HTML, CSS and JavaScript shipped in this package
-(``static/``), served by the ingress at ``/`` with its assets under ``/ui/``. No build
-step and nothing from a CDN; the page talks to the same JSON API as any client
-(``/v1/search``, ``/v1/search/image``, ``/v1/collections``).
+(``static/``), served by the ingress at ``/`` (``/ui/`` redirects there) with its assets
+under ``/ui/``. No build step and nothing from a CDN; the page talks to the same JSON
+API as any client (``/v1/search``, ``/v1/search/image``, ``/v1/collections``).
 
 Behind a Serve route prefix the page is at ``<prefix>/``: the HTML gets a ``<base>``
 element pointing at the prefix, so every relative asset and API URL resolves under it.
@@ -13,7 +13,7 @@ import html
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 __all__ = ["STATIC_DIR", "mount_ui"]
@@ -40,8 +40,15 @@ def mount_ui(app: FastAPI) -> None:
     """Add ``GET /`` (the page) and ``/ui/*`` (its assets) to ``app``.
 
     Only these two paths are taken: ``/v1/...``, ``/docs``, ``/healthz`` and ``/readyz``
-    are matched exactly as before.
+    are matched exactly as before. ``/ui`` and ``/ui/`` redirect to the page.
     """
+
+    @app.get("/ui", include_in_schema=False)
+    @app.get("/ui/", include_in_schema=False)
+    async def ui_index(request: Request) -> RedirectResponse:
+        """The assets' folder itself: the page is at the root (under any route prefix)."""
+        return RedirectResponse(str(request.scope.get("root_path", "")).rstrip("/") + "/")
+
     app.mount("/ui", StaticFiles(directory=STATIC_DIR), name="ui")
 
     @app.get("/", include_in_schema=False, response_class=HTMLResponse)

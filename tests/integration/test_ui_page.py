@@ -66,7 +66,7 @@ def chromium() -> str:
     executable = chromium_path()
     if executable is None:
         skip_loudly(
-            "no Chromium: `chromium` is not on PATH (scripts/setup.sh installs Debian's "
+            "no Chromium: `chromium` is not on PATH (scripts/test.sh installs Debian's "
             "package; its apt-get failed or it was not run)"
         )
     try:
@@ -165,6 +165,11 @@ def test_page_and_assets_are_served_under_the_route_prefix(service_url):
     for asset, kind in (("ui/app.js", "javascript"), ("ui/style.css", "text/css")):
         answer = httpx.get(f"{service_url}/{asset}", timeout=30)
         assert answer.status_code == 200 and kind in answer.headers["content-type"]
+    for folder in ("/ui", "/ui/"):  # the assets' folder leads to the page, under the prefix
+        moved = httpx.get(service_url + folder, timeout=30)
+        assert moved.status_code == 307 and moved.headers["location"] == f"{PREFIX}/"
+    missing = httpx.get(service_url + "/ui/nope.js", timeout=30)
+    assert missing.status_code == 404 and missing.json()["error"] == "not_found"
     # the page takes / and /ui/* only: the API, the docs and the probes answer as before
     assert httpx.get(service_url + "/healthz", timeout=30).json() == {"status": "ok"}
     assert httpx.get(service_url + "/readyz", timeout=30).json()["ready"] is True

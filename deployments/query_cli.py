@@ -44,11 +44,19 @@ def _snippet(content: str, limit: int = TEXT_CHARS) -> str:
     return cut + " …"
 
 
+def _fit(name: str, room: int) -> str:
+    """``name`` cut to ``room`` characters (at least 12) with an ellipsis, so that the
+    section after it stays on the line."""
+    room = max(room, 12)
+    return name if len(name) <= room else name[: room - 1].rstrip() + "…"
+
+
 def render_results(data: dict[str, Any], console: Console) -> None:
     """Print a ``SearchResponse`` body (JSON form, as ``POST /v1/search`` answers) on
     ``console``: the intent and route line, a column header, then per result a header
     line (rank, similarity, score parts ``ce`` / ``entity`` / ``section`` / ``xdrug``,
-    document name and section; no wrapping, cut with an ellipsis) and its text (whitespace
+    document name and section; no wrapping: a long document name is cut with an ellipsis
+    so that the section stays visible) and its text (whitespace
     collapsed, at most :data:`TEXT_CHARS` characters) wrapped on lines of the console's
     width indented by 5; last the per-stage timings of the trace."""
     intent = data.get("intent") or {}
@@ -74,9 +82,10 @@ def render_results(data: dict[str, Any], console: Console) -> None:
             f"{_part(parts.get('entity'), 6)} {_part(parts.get('section'), 7)} "
             f"{_part(parts.get('xdrug'), 5)}  "
         )
-        header.append(chunk["document_name"], style="bold")
-        if chunk.get("biomed_section"):
-            header.append(f" / {chunk['biomed_section']}")
+        section = f" / {chunk['biomed_section']}" if chunk.get("biomed_section") else ""
+        header.append(_fit(chunk["document_name"], console.width - len(header) - len(section)),
+                      style="bold")
+        header.append(section)
         console.print(header, no_wrap=True, overflow="ellipsis")
         console.print(Padding(Text(_snippet(chunk["content"])), (0, 0, 0, _INDENT)))
     stages = "  ".join(f"{s['name']} {s['ms']:.0f}ms" for s in data.get("trace") or [])

@@ -85,18 +85,19 @@ async def tier1_rerank(
 
     Returns the list and the audit decision: ``tier1_abstain`` (collection without a
     Tier-1 encoder: list unchanged), ``tier1_entity_filter`` (``cosine_sort`` off: the
-    R-T1-2 filter only, where it runs, the plan's fused order kept), else
-    ``tier1_cosine:<encoder>``.
+    R-T1-2 filter ran, the plan's fused order kept), ``tier1_fused_order`` (neither
+    runs for this scope: list unchanged), else ``tier1_cosine:<encoder>``.
     """
     encoder = tier1_encoder_for(collection, settings)
     if encoder is None or not nodes:
         return list(nodes), "tier1_abstain"
+    filters = settings.entity_filter_for(kb_names)
     filtered = (
         entity_filter(nodes, intent, sparse_terms, settings.entity_window_chars)
-        if settings.entity_filter_for(kb_names)
+        if filters
         else list(nodes)
     )
     if not settings.cosine_sort:
-        return filtered, "tier1_entity_filter"
+        return filtered, "tier1_entity_filter" if filters else "tier1_fused_order"
     ranked = await cosine_rerank(filtered, await query_vector(encoder), encoder, node_vectors)
     return ranked, f"tier1_cosine:{encoder}"

@@ -61,14 +61,15 @@ async def test_r_t1_2_runs_only_for_the_kbs_that_chose_it():
         raise AssertionError("no encoder call without the cosine sort")
 
     async def rerank(kb_names):
-        ranked, _ = await tier1_rerank(
+        ranked, decision = await tier1_rerank(
             nodes, "biomed_text", ENTITY, ["olaparib"], settings, never, never, kb_names
         )
-        return ids(ranked)
+        return ids(ranked), decision
 
-    assert await rerank(("labels",)) == ["text"]
-    assert await rerank(()) == ["none", "text"]  # unscoped: the profile's default (off)
-    assert await rerank(("labels", "papers")) == ["none", "text"]
+    assert await rerank(("labels",)) == (["text"], "tier1_entity_filter")
+    # unscoped: the profile's default (off), and the trace says no filter ran
+    assert await rerank(()) == (["none", "text"], "tier1_fused_order")
+    assert await rerank(("labels", "papers")) == (["none", "text"], "tier1_fused_order")
 
 
 async def test_r_t1_3_cosine_rerank_by_dot_product():

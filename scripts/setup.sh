@@ -6,17 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
-# Chromium for the browser test (tests/integration/test_ui_page.py) from Debian's
-# packages; never a Playwright browser download. Not fatal: without it that test is
-# skipped with a printed reason.
-if ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi
-  APT="$SUDO env DEBIAN_FRONTEND=noninteractive apt-get"
-  log=${TMPDIR:-/tmp}/biomed-search-apt-chromium.log
-  { $APT install -y -q chromium >"$log" 2>&1 \
-    || { $APT update -q >>"$log" 2>&1 && $APT install -y -q chromium >>"$log" 2>&1; }; } \
-    || echo "setup: could not install chromium with apt-get (see $log); the browser test will be skipped"
-fi
 stamp=.venv/.setup-stamp
 want=$(cat pyproject.toml requirements.lock scripts/setup.sh | sha256sum | cut -c1-16)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then

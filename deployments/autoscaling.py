@@ -61,9 +61,11 @@ def replicas_for_texts(
         running_replicas: replicas running now (>= 1).
         queued_calls: calls queued at the callers' handles, not yet at a replica; each
             counts as the mean texts of a call the replicas hold (``texts /
-            (ongoing_calls - queued_calls)``, at least one text): a queued merged call
-            carries about what a held one does, and counting it as one text kept the
-            encoder from scaling while full calls piled up at the handles.
+            max(ongoing_calls - queued_calls, 1)``, at least one text; replicas that
+            hold texts hold at least one call, whatever the look-back averages say):
+            a queued merged call carries about what a held one does, and counting it
+            as one text kept the encoder from scaling while full calls piled up at
+            the handles.
         ongoing_calls: Serve's own count of calls in flight, queued ones included
             (``AutoscalingContext.total_num_requests``); used alone while no replica has
             reported texts yet (a replica starting, or one that failed to report).
@@ -83,8 +85,8 @@ def replicas_for_texts(
         return ongoing_calls / target_texts
     texts = sum(reported) / len(reported) * max(running_replicas, len(reported))
     queued_calls = max(queued_calls, 0.0)
-    held_calls = ongoing_calls - queued_calls
-    texts_per_call = max(texts / held_calls, 1.0) if held_calls >= 1 else 1.0
+    # continuous in the held calls (the look-back averages can make them fractional)
+    texts_per_call = max(texts / max(ongoing_calls - queued_calls, 1.0), 1.0)
     return (texts + queued_calls * texts_per_call) / target_texts
 
 

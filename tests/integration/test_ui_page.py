@@ -5,7 +5,7 @@ real Milvus Lite and PostgreSQL, with a demo slice ingested and an API key confi
 Every check compares what the page shows with the service's own answer to the request
 the page sent (captured from the browser), so the page cannot pass by showing nothing.
 
-Where Chromium is not installed (``scripts/setup.sh`` installs it from Debian's packages)
+Where Chromium is not installed (``scripts/test.sh`` installs it from Debian's packages)
 the module is skipped with the reason printed. ``BIOMED_UI_SCREENSHOT=docs/retrieval-page.png``
 also writes the results screenshot there (the README's picture).
 """

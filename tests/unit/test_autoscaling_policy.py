@@ -28,9 +28,12 @@ def test_replicas_follow_texts_not_calls() -> None:
     # a call queued at the handles counts as the mean call the replicas hold: two
     # calls hold 32 texts, so 4 queued merged calls carry about 64 more
     assert replicas_for_texts({"a": 32.0}, 1, 4, 6, 32) == 3.0
-    # ... and at least one text, also while no held call is counted
+    # ... and at least one text
     assert replicas_for_texts({"a": 1.0}, 1, 9, 11, 10) == 1.0
-    assert replicas_for_texts({"a": 10.0}, 1, 10, 2, 10) == 2.0
+    # a replica holding texts holds at least one call, also where the look-back averages
+    # count fewer (here none): no jump between 1 and 0 held calls
+    assert replicas_for_texts({"a": 10.0}, 1, 10, 2, 10) == 11.0
+    assert replicas_for_texts({"a": 10.0}, 1, 10, 11, 10) == 11.0
     # nothing reported yet: Serve's call count stands in
     assert replicas_for_texts({}, 2, 0, 6, 2) == 3.0
     # a value that is not a number is not a report

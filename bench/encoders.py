@@ -372,7 +372,7 @@ def _call_paths(config: AppConfig, kind: str, name: str, merge_modes: bool = Fal
     """Label -> the ``HandleTextEncoder`` merge setting to measure deployment ``name`` with:
     one handle call per text, and the ingress's merged calls when the profile merges;
     with ``merge_modes`` also the profile's bound with and without full calls past it
-    (``send_full_calls``, the mode under autoscaling) and no bound at all."""
+    (``send_full_calls``, the profile's mode since 2026-12-02) and no bound at all."""
     if kind == "cross-encoder":
         return {"one per request": None}
     merge = config.serve.encoder_for(name).caller_merge()

@@ -3,10 +3,11 @@ out to a model deployment (``max_in_flight``; by default one per replica,
 ``serve.encoder.caller_calls_per_replica``); the encode calls that come while those are
 out queue, and go as fewer handle calls as soon as one answers: of about ``max_items``
 texts at most, spread over up to one call per replica (``min_calls``). Calls made in
-the same loop iteration merge the same way. Under autoscaling (``send_full_calls``) a
-queue that reaches ``max_items`` texts goes out past the bound, without taking a slot,
-so the replicas, whose texts the autoscaler counts, hold all but less than one call's
-worth per queue (role, with titles or without) and caller.
+the same loop iteration merge the same way. With ``send_full_calls`` (the search
+ingress's setting) a queue that reaches ``max_items`` texts goes out past the bound,
+without taking a slot: a call that is already full gains nothing by waiting, and under
+autoscaling the replicas, whose texts the autoscaler counts, then hold all but less than
+one call's worth per queue (role, with titles or without) and caller.
 
 Why: on a CPU a Ray handle call costs the caller and the replica about as much CPU as
 an int8 forward pass of one short query (issue 16), so one call per text spends the

@@ -172,9 +172,9 @@ def test_replica_threads_come_from_the_deployment_not_from_ray(
 @pytest.mark.parametrize(
     ("fields", "expected"),
     [
-        ({}, (16, 1, 1, False)),
-        ({"num_replicas": 3, "caller_merge_items": 8}, (8, 3, 3, False)),
-        ({"num_replicas": 2, "caller_calls_per_replica": 2}, (16, 2, 4, False)),
+        ({}, (16, 1, 1, True)),
+        ({"num_replicas": 3, "caller_merge_items": 8}, (8, 3, 3, True)),
+        ({"num_replicas": 2, "caller_calls_per_replica": 2}, (16, 2, 4, True)),
         ({"caller_merge_items": None}, None),
         ({"num_replicas": "auto"}, None),
         ({"autoscaling_config": {"min_replicas": 1, "max_replicas": 4}}, (16, 4, 4, True)),
@@ -183,12 +183,12 @@ def test_replica_threads_come_from_the_deployment_not_from_ray(
         ({"autoscaling_config": {"max_replicas": 4}, "caller_merge_items": None}, None),
     ],
 )
-def test_the_ingress_holds_back_less_than_a_full_call_under_autoscaling(fields, expected):
+def test_the_ingress_holds_back_less_than_a_full_call(fields, expected):
     """A fixed encoder deployment gets ``caller_calls_per_replica`` calls per replica out
     at most (default one), the callers beyond wait and go merged. An autoscaled one gets
-    the same bound over ``max_replicas`` (Serve's default 1), and a full call goes past
-    it (``send_full_calls``: the autoscaler sees all but a partial call's texts;
-    ``DeploymentSettings.caller_merge``)."""
+    the same bound over ``max_replicas`` (Serve's default 1). Either way a full call goes
+    past it (``send_full_calls``: under autoscaling the autoscaler then sees all but a
+    partial call's texts; ``DeploymentSettings.caller_merge``)."""
     from deployments.config import DeploymentSettings
 
     merge = DeploymentSettings(**fields).caller_merge()

@@ -128,9 +128,10 @@ class DeploymentSettings(_Settings):
         ``caller_merge_items`` per call, spread over up to one call per replica, and
         ``caller_calls_per_replica`` calls per replica in flight at most: the callers
         that come meanwhile queue and go merged, and a queue of ``caller_merge_items``
-        texts goes out at once past the bound (``send_full_calls``: at c=32-64 it served
-        1.03-1.25x the texts/s of the bound alone, int8 text and SMILES encoders, 2
-        replicas, ``bench/latest/merge-modes-20261202/``; at c=8 0.95-1.07x). Under
+        texts goes out at once past the bound (``send_full_calls``: against the bound
+        alone 1.11-1.34x the texts/s at c=64, 0.94-1.14x at c=32, text and SMILES
+        encoders, int8 and torch, 2 replicas, ``bench/latest/full-calls-20261202/``).
+        Under
         ``autoscaling_config`` the replicas are its ``max_replicas`` (Serve's default 1),
         and what waits at the ingress, unseen by the texts-in-flight policy, is less
         than one call per role: a queue that grows goes to the replicas, where the

@@ -131,11 +131,10 @@ class DeploymentSettings(_Settings):
         texts goes out at once past the bound (``send_full_calls``: against the bound
         alone 1.11-1.34x the texts/s at c=64, 0.94-1.14x at c=32, text and SMILES
         encoders, int8 and torch, 2 replicas, ``bench/latest/full-calls-20261202/``).
-        Under
-        ``autoscaling_config`` the replicas are its ``max_replicas`` (Serve's default 1),
-        and what waits at the ingress, unseen by the texts-in-flight policy, is less
-        than one call per role: a queue that grows goes to the replicas, where the
-        policy counts it. None when calls are not merged (``caller_merge_items`` unset,
+        Under ``autoscaling_config`` the replicas are its ``max_replicas`` (Serve's
+        default 1), and what waits at the ingress, unseen by the texts-in-flight policy,
+        is less than one call per role: a queue that grows goes to the replicas, where
+        the policy counts it. None when calls are not merged (``caller_merge_items`` unset,
         or ``num_replicas: auto`` without an ``autoscaling_config``)."""
         if self.caller_merge_items is None:
             return None

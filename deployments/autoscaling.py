@@ -2,8 +2,8 @@
 
 Serve's default policy (``replica_queue_length_autoscaling_policy``) scales on ongoing
 calls per replica. An encoder's calls carry different numbers of texts: the search
-ingress merges its encode calls (``deployments.call_coalescing``; under autoscaling a
-full merged call goes past its bound, so fewer than ``caller_merge_items`` texts per
+ingress merges its encode calls (``deployments.call_coalescing``; a full merged call
+goes past its bound, so under autoscaling fewer than ``caller_merge_items`` texts per
 role wait at each ingress replica, unseen), the ingress's document encodes and an
 embeddings request carry many. Calls past a replica's ``max_ongoing_requests`` wait in
 the caller's router, where this policy counts each as carrying the mean texts of the

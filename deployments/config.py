@@ -101,16 +101,17 @@ class DeploymentSettings(_Settings):
     #: call.
     caller_merge_items: int | None = Field(16, ge=1)
     #: Merged encode calls out per encoder replica (per ingress replica; under
-    #: ``autoscaling_config`` per ``max_replicas``, full calls past it not counted). 1: the
+    #: ``autoscaling_config`` per ``max_replicas``; full calls past it not counted). 1: the
     #: callers queue at the ingress while the replica runs its forward pass and go as
     #: one larger call (on 2 CPU cores, 1 served 1.07-1.46x the texts/s of 2 with int8
     #: MiniLM at c=8-32 and about half the caller's CPU per text; torch 0.91-1.19x,
     #: within noise; bench/README.md, issue 16). 2 overlaps the next call's round trip
     #: with the forward pass, for a model whose forward pass is as short as a handle
     #: call. The deployment's encode calls share the slots: with one replica, one slow
-    #: call holds every encode of that ingress until it answers or its callers' request
-    #: deadlines cancel it. Read for ``serve.encoder`` and its ``encoder_overrides`` only
-    #: (the ingress's encode calls).
+    #: call holds the encodes of that ingress whose queue has fewer than
+    #: ``caller_merge_items`` texts until it answers or its callers' request deadlines
+    #: cancel it (a full queue goes past it). Read for ``serve.encoder`` and its
+    #: ``encoder_overrides`` only (the ingress's encode calls).
     caller_calls_per_replica: int = Field(1, ge=1)
 
     def threads_for(self, models: ModelProfile) -> int:

@@ -194,9 +194,9 @@ async def test_callers_past_the_in_flight_bound_wait_and_go_merged():
 
 
 async def test_at_the_bound_a_full_call_still_goes_and_fewer_texts_wait():
-    """``send_full_calls`` (the mode under autoscaling): callers past the bound wait only
-    while their role's queue holds fewer than ``max_items`` texts, so the replicas see
-    all but a partial call's worth of texts."""
+    """``send_full_calls`` (the search ingress's mode, fixed or autoscaled replicas):
+    callers past the bound wait only while their role's queue holds fewer than
+    ``max_items`` texts, so the replicas see all but a partial call's worth of texts."""
     deployment = GatedDeployment()
     coalescer = CallCoalescer(deployment.send,
                               MergeSettings(4, 1, max_in_flight=1, send_full_calls=True))

@@ -74,23 +74,31 @@ def test_a_missing_data_dir_is_left_uncreated_and_an_external_store_alone(tmp_pa
 
 def _hold_lock(path, seconds: float) -> subprocess.Popen:
     """Another process holding ``path``'s lock for ``seconds`` (as a start or stop in
-    progress there would); returns once it holds it."""
+    progress there would); returns once it holds it. Just before it lets go it prints
+    the time (epoch s): :func:`_released_at` reads it."""
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import fcntl, sys, time\n"
          "handle = open(sys.argv[1], 'a')\n"
          "fcntl.flock(handle, fcntl.LOCK_EX)\n"
          "print('held', flush=True)\n"
-         "time.sleep(float(sys.argv[2]))\n", str(path), str(seconds)],
+         "time.sleep(float(sys.argv[2]))\n"
+         "print(time.time(), flush=True)\n"
+         "fcntl.flock(handle, fcntl.LOCK_UN)\n", str(path), str(seconds)],
         stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "held"
     return holder
 
 
+def _released_at(holder: subprocess.Popen) -> float:
+    return float(holder.stdout.readline())
+
+
 @pytest.mark.slow
 def test_postgres_start_and_stop_wait_for_another_process_start_or_stop(tmp_path):
     """A stop that ran between another process's server start and its first connection
-    would fail that start: starts and stops of one data dir take turns."""
+    would fail that start: starts and stops of one data dir take turns. (Compared by the
+    holder's own release time: its process can outlive its lock by a moment.)"""
     lock = tmp_path / EmbeddedPostgres.LOCK_FILE
     with contextlib.ExitStack() as cleanup:
         cleanup.callback(EmbeddedPostgres(tmp_path).stop)
@@ -99,11 +107,13 @@ def test_postgres_start_and_stop_wait_for_another_process_start_or_stop(tmp_path
         holder = _hold_lock(lock, 2.0)
         cleanup.callback(holder.kill)
         EmbeddedPostgres(tmp_path).start()
-        assert holder.poll() is not None  # it went on only once the holder let go
+        returned = time.time()
+        assert _released_at(holder) <= returned  # it went on only once the holder let go
         assert EmbeddedPostgres(tmp_path).is_running()
 
         holder = _hold_lock(lock, 2.0)
         cleanup.callback(holder.kill)
         EmbeddedPostgres(tmp_path).stop()
-        assert holder.poll() is not None  # it stopped only once the holder let go
+        returned = time.time()
+        assert _released_at(holder) <= returned  # it stopped only once the holder let go
         assert not EmbeddedPostgres(tmp_path).is_running()

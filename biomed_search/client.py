@@ -440,7 +440,8 @@ class BiomedSearchClient(_ClientBase):
 
         Returns:
             The parsed response: ``chunks`` (``similarity`` non-increasing), ``doc_aggs``,
-            ``total``, ``intent``, ``route``, ``trace``.
+            ``total``, ``intent``, ``route``, ``trace``, ``warnings`` (e.g. a ``kb_ids``
+            value with no documents when nothing was found).
 
         Raises:
             TypeError: an unknown option name.

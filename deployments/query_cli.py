@@ -61,7 +61,8 @@ def render_results(data: dict[str, Any], console: Console) -> None:
     document name and section; no wrapping: a long document name is cut with an ellipsis
     so that the section stays visible) and its text (whitespace
     collapsed, at most :data:`TEXT_CHARS` characters) wrapped on lines of the console's
-    width indented by 5; last the per-stage timings of the trace."""
+    width indented by 5; the response's warnings; last the per-stage timings of the
+    trace."""
     intent = data.get("intent") or {}
     route = ", ".join(f"{p['collection']}/{p['encoder']}" for p in data.get("route") or [])
     corrected = intent.get("corrections") or []
@@ -76,6 +77,8 @@ def render_results(data: dict[str, Any], console: Console) -> None:
     chunks = data.get("chunks") or []
     if not chunks:
         console.print("no results")
+    for warning in data.get("warnings") or []:
+        console.print(Text(f"warning: {warning}", style="yellow"))
     else:
         console.print(Text(_HEADER + "document / section", style="bold"), no_wrap=True)
     for rank, chunk in enumerate(chunks, start=1):

@@ -146,11 +146,29 @@ class SearchService:
             BackendUnavailable: stores or models down.
             DeadlineExceeded: the request timeout passed.
         """
+        named_kbs = request.kb_ids
         request = self.authorise(request, principal)
         retriever = await self._retriever()
         timeout = self.config.serve.request_timeout_s
         deadline = time.monotonic() + timeout
-        return await retriever.search(request, image=image, deadline=deadline)
+        response = await retriever.search(request, image=image, deadline=deadline)
+        if response.total == 0 and named_kbs:
+            response.warnings.extend(await self._empty_kb_warnings(named_kbs))
+        return response
+
+    async def _empty_kb_warnings(self, kb_names: list[str]) -> list[str]:
+        """A warning naming the ``kb_ids`` values with no registered document (a misspelt
+        knowledge base, or one not ingested yet), asked only when a search found
+        nothing; none when the registry cannot say (the search itself succeeded)."""
+        try:
+            known = await self._registry.knowledge_bases_with_documents(kb_names)
+        except BackendUnavailable:
+            return []
+        empty = [name for name in dict.fromkeys(kb_names) if name not in known]
+        if not empty:
+            return []
+        return [f"kb_ids: no documents in {', '.join(repr(name) for name in empty)} "
+                "(a misspelt knowledge base, or one not ingested yet)"]
 
     @staticmethod
     def count_scope(principal: Principal) -> list[str] | None:

@@ -367,7 +367,9 @@ class DocAgg(BaseModel):
 
 
 class SearchResponse(BaseModel):
-    """``POST /v1/search`` response (R-REQ-5)."""
+    """``POST /v1/search`` response (R-REQ-5). ``warnings``: what the caller may want to
+    fix, in words that name the request field (e.g. a ``kb_ids`` value with no documents
+    when nothing was found); empty when there is nothing to say."""
 
     chunks: list[Chunk] = Field(default_factory=list)
     doc_aggs: list[DocAgg] = Field(default_factory=list)
@@ -377,3 +379,4 @@ class SearchResponse(BaseModel):
     intent: QueryRetrievalIntent = Field(default_factory=QueryRetrievalIntent)
     route: list[CollectionQueryPlan] = Field(default_factory=list)
     trace: list[StageTrace] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)

@@ -334,6 +334,21 @@ class PostgresDocumentRegistry:
             )
             return {row[0]: row[1] for row in await cursor.fetchall()}
 
+    async def knowledge_bases_with_documents(self, kb_names: Sequence[str]) -> set[str]:
+        """Which of ``kb_names`` have at least one registered document (one query; the
+        ``documents.kb_name`` index).
+
+        Raises:
+            ValueError: a name that is not a string or holds a NUL character.
+        """
+        names = text_list(kb_names, "kb name")
+        if not names:
+            return set()
+        async with self._connection() as connection:
+            cursor = await connection.execute(
+                "SELECT DISTINCT kb_name FROM documents WHERE kb_name = ANY(%s)", (names,))
+            return {row[0] for row in await cursor.fetchall()}
+
     async def count_documents(self, kb_name: str | None = None) -> int:
         """Number of registered documents, optionally of one kb."""
         async with self._connection() as connection:

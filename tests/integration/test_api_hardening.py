@@ -186,6 +186,23 @@ async def test_asking_for_another_kb_is_403(client):
     assert "beta" in response.json()["message"]
 
 
+async def test_a_kb_with_no_documents_is_named_in_the_warnings(client):
+    """An unknown (or not yet ingested) kb answers 200 with nothing, and says which."""
+    body = {"query": "side effects", "kb_ids": ["gamma", "alpha", "gamma"]}
+    found = (await post(client, body)).json()
+    assert found["total"] > 0 and found["warnings"] == []  # alpha answers: nothing to say
+    response = await post(client, {**body, "kb_ids": ["gamma", "alph", "gamma"]})
+    assert response.status_code == 200
+    data = response.json()
+    assert data["total"] == 0 and data["chunks"] == []
+    assert data["warnings"] == [
+        "kb_ids: no documents in 'gamma', 'alph' (a misspelt knowledge base, or one not "
+        "ingested yet)"]
+    other_filter = (await post(client, {**body, "kb_ids": ["alpha"],
+                                        "document_ids": ["no-such-document"]})).json()
+    assert other_filter["total"] == 0 and other_filter["warnings"] == []  # alpha has some
+
+
 async def test_unscoped_request_is_scoped_to_the_keys_kbs(client):
     response = await post(
         client,

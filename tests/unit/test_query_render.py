@@ -1,5 +1,6 @@
-"""``biomed-search query``'s result lines (``deployments.query_cli.render_results``) on a
-narrow terminal: a long document name is cut, so the section after it still shows."""
+"""``biomed-search query``'s result lines (``deployments.query_cli.render_results``): on a
+narrow terminal a long document name is cut, so the section after it still shows; the
+response's warnings are printed."""
 
 from __future__ import annotations
 
@@ -34,3 +35,12 @@ def test_a_long_name_is_cut_and_the_section_shows_at_80_columns(name):
     header = next(line for line in out.getvalue().splitlines() if "0.500" in line)
     assert cell_len(header) <= 80, header
     assert re.search(r"… / adverse_\w*…?$", header), header  # the name cut, the section shown
+
+
+def test_the_responses_warnings_follow_no_results():
+    out = io.StringIO()
+    warning = "kb_ids: no documents in 'gamma' (a misspelt knowledge base, or one not ingested yet)"
+    render_results({"intent": {}, "chunks": [], "trace": [], "warnings": [warning]},
+                   Console(file=out, width=200, force_terminal=False))
+    lines = out.getvalue().splitlines()
+    assert lines[1:3] == ["no results", f"warning: {warning}"], lines

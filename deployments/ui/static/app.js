@@ -288,6 +288,9 @@ function renderResults(body, query) {
   if (!(body.chunks || []).length) {
     list.append(el("li", { className: "empty", text: "No results on this page." }));
   }
+  for (const warning of body.warnings || []) {
+    list.append(el("li", { className: "empty warning", text: warning }));
+  }
   for (const chunk of body.chunks || []) {
     const meta = el("p", { className: "meta" },
       el("span", { text: `section: ${chunk.biomed_section || "–"}` }),

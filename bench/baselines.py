@@ -138,6 +138,8 @@ class BaselineSettings:
     encoder_concurrencies: tuple[int, ...] = (1, 8, 32)
     encoder_calls: int = 256
     scorer_calls: int = 16
+    #: passages per cross-encoder call (a search's Tier-2 window: 32)
+    scorer_pairs: int = 32
     served_threads: tuple[int | None, ...] = (None, 2)
     runtimes: tuple[str, ...] = ("torch",)
     infinity_engines: tuple[str, ...] = ("torch",)
@@ -361,11 +363,14 @@ def run_encoders(settings: BaselineSettings, serve_url: str) -> tuple[list[dict[
             config=_config(settings, overrides),
             queries=tuple(texts),
             smiles=tuple(load_smiles(settings.smiles, settings.encoder_calls)),
-            passages=tuple(load_passages(settings.passages, settings.scorer_calls * 32 * len(
-                settings.encoder_concurrencies), settings.seed)),
+            passages=tuple(load_passages(
+                settings.passages,
+                settings.scorer_calls * settings.scorer_pairs * len(settings.encoder_concurrencies),
+                settings.seed)),
             concurrencies=settings.encoder_concurrencies,
             calls=settings.encoder_calls,
             scorer_calls=settings.scorer_calls,
+            pairs=settings.scorer_pairs,
             duration_s=settings.duration_s,
             label=label,
         )
@@ -659,7 +664,7 @@ def quick(settings: BaselineSettings) -> BaselineSettings:
     batching on and off: the others are the same loop over another configuration)."""
     return replace(settings, concurrencies=(1, 2), compare_concurrencies=(1, 2), requests=3,
                    duration_s=60.0, warmup=1, encoder_concurrencies=(1, 2), encoder_calls=8,
-                   scorer_calls=2, served_threads=(None,),
+                   scorer_calls=2, scorer_pairs=4, served_threads=(None,),
                    service_variants=("batching on", "batching off"))
 
 

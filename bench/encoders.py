@@ -275,6 +275,10 @@ class ServedRow:
     #: how the caller reached the replica: one handle call per text (per scorer
     #: request), or the ingress's merged calls (``deployments.call_coalescing``)
     calls: str = "one per request"
+    #: ``calls`` is how the profile's search ingress reaches this deployment (its merged
+    #: calls when it merges, else one call per text or request): the served / limit
+    #: target applies to this row; the other paths are measured for comparison
+    ingress_path: bool = True
     #: the in-process limit measured before the deployment's levels and after them
     #: (items/s); ``limit_rate`` is the higher (a ceiling; on a shared machine one
     #: measurement moves with the load)
@@ -389,6 +393,14 @@ def _call_paths(config: AppConfig, kind: str, name: str, merge_modes: bool = Fal
     return paths
 
 
+def _ingress_path(paths: dict[str, MergeSettings | None]) -> str:
+    """The label of ``_call_paths``' entry that the profile's search ingress uses: its
+    first merged path (the profile's own merge setting) when it merges, else the one
+    call per text (per request) path."""
+    return next((label for label, merge in paths.items() if merge is not None),
+                next(iter(paths)))
+
+
 async def _served_level(app: Any, kind: str, work: Sequence[Any], concurrency: int,
                         settings: ServedSettings, merge: MergeSettings | None = None
                         ) -> tuple[Any, dict[str, Any]]:
@@ -469,10 +481,11 @@ def served_comparison(
             limit_rate = limits[name]
             limit_batch = _deployment_settings(config, name).max_batch_size
             first_row = len(rows)
+            paths = _call_paths(config, kind, name, settings.merge_modes)
+            ingress = _ingress_path(paths)
             levels = [(level, concurrency, path, merge)
                       for level, concurrency in enumerate(settings.concurrencies)
-                      for path, merge in _call_paths(config, kind, name,
-                                                     settings.merge_modes).items()]
+                      for path, merge in paths.items()]
             for level, concurrency, path, merge in levels:
                 work = _work(kind, app.roles, settings, smiles, level)
                 result, batches = asyncio.run(
@@ -488,7 +501,7 @@ def served_comparison(
                     limit_threads=torch.get_num_threads(),
                     served_threads=_served_threads(config, name),
                     mean_batch_items=float(batches.get("mean_items", 0.0)),
-                    calls=path,
+                    calls=path, ingress_path=path == ingress,
                 ))
                 print(format_served_table(rows[-1:], header=False), flush=True)
             # the limit again, the deployments idle: the higher of the two counts

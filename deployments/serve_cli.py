@@ -11,6 +11,8 @@ holding the replica's traceback), leaves :func:`serve` as the one
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 import signal
 import sys
@@ -145,16 +147,38 @@ def start_ray_serve(
     check_cpu_demand(config, float(ray.cluster_resources().get("CPU", 0.0)))
     serve.start(http_options={"host": host, "port": port})
     application = build_application(config, endpoints, overrides)
-    serve.run(application, name="biomed-search", route_prefix="/", blocking=False)
-    if config.serve.embeddings_route:  # the lean embeddings path (issue 16)
-        from deployments.app import build_embeddings_application
+    with _without_reconnect_notice():
+        serve.run(application, name="biomed-search", route_prefix="/", blocking=False)
+        if config.serve.embeddings_route:  # the lean embeddings path (issue 16)
+            from deployments.app import build_embeddings_application
 
-        serve.run(
-            build_embeddings_application(config),
-            name="embeddings",
-            route_prefix=config.serve.embeddings_route,
-            blocking=False,
-        )
+            serve.run(
+                build_embeddings_application(config),
+                name="embeddings",
+                route_prefix=config.serve.embeddings_route,
+                blocking=False,
+            )
+
+
+class _ReconnectNotice(logging.Filter):
+    """Drops Serve's "Connecting to existing Serve app ... New http_options/
+    controller_options will not be applied", which every ``serve.run`` logs once Serve is
+    up (Ray 2.60): here ``serve.start`` has just applied this service's options, and the
+    line told users that their host and port were ignored."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Connecting to existing Serve app")
+
+
+@contextlib.contextmanager
+def _without_reconnect_notice() -> Any:
+    serve_logger = logging.getLogger("ray.serve")
+    notice = _ReconnectNotice()
+    serve_logger.addFilter(notice)
+    try:
+        yield
+    finally:
+        serve_logger.removeFilter(notice)
 
 
 def wait_ready(url: str, timeout_s: float = 600.0) -> dict[str, Any]:

@@ -249,11 +249,17 @@ def _stop(process: subprocess.Popen, log: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def cli_url(tiny_cache: TinyProductionCache, tmp_path_factory) -> Iterator[str]:
+def cli_folder(tmp_path_factory) -> Path:
+    """Where the CLI's overlay, data dir and output (``serve.log``) go."""
+    return tmp_path_factory.mktemp("production-cli")
+
+
+@pytest.fixture(scope="module")
+def cli_url(tiny_cache: TinyProductionCache, cli_folder: Path) -> Iterator[str]:
     """``biomed-search serve --profile production --config <overlay>`` in a subprocess
     (its own session), the tiny cache found through ``HF_HOME`` (the overlay's
     ``hf_cache_dir`` dropped); stopped with Ctrl-C at the end (see :func:`_stop`)."""
-    folder = tmp_path_factory.mktemp("production-cli")
+    folder = cli_folder
     overlay = yaml.safe_load(tiny_cache.overlay_path.read_text(encoding="utf-8"))
     del overlay["models"]["hf_cache_dir"]
     (folder / "overlay.yaml").write_text(yaml.safe_dump(overlay), encoding="utf-8")
@@ -301,7 +307,7 @@ def cli_url(tiny_cache: TinyProductionCache, tmp_path_factory) -> Iterator[str]:
             _stop(process, log)
 
 
-def test_biomed_search_serve_cli(cli_url, config):
+def test_biomed_search_serve_cli(cli_url, cli_folder, config):
     """The acceptance: the command starts on the tiny cache, ``/readyz`` lists every
     model deployment ok, text, SMILES and image searches answer 200 with chunks."""
     ready = httpx.get(f"{cli_url}/readyz", timeout=60)
@@ -312,6 +318,9 @@ def test_biomed_search_serve_cli(cli_url, config):
         "postgres",
     }
     assert ready.json()["checks"] == dict.fromkeys(expected, "ok")
+    # serve.start applied the command's host and port: Serve's "will not be applied"
+    # notice of the serve.run calls after it would tell the user otherwise
+    assert "will not be applied" not in (cli_folder / "serve.log").read_text(encoding="utf-8")
 
     assert _search(cli_url, query="osimertinib side effects")["chunks"]
     smiles = _search(cli_url, query=GEFITINIB)

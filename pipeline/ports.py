@@ -49,7 +49,9 @@ class TextEncoder(Protocol):
 
     async def encode(
         self, texts: Sequence[str], titles: Sequence[str] | None = None
-    ) -> np.ndarray: ...
+    ) -> np.ndarray:
+        """``(len(texts), dimension)`` float32, one row per text, in order."""
+        ...
 
 
 @runtime_checkable
@@ -60,9 +62,14 @@ class ImageEncoder(Protocol):
 
     dimension: int
 
-    async def encode_images(self, images: Sequence[bytes]) -> np.ndarray: ...
+    async def encode_images(self, images: Sequence[bytes]) -> np.ndarray:
+        """``(len(images), dimension)`` float32, L2-normalised, one row per image."""
+        ...
 
-    async def encode_texts(self, texts: Sequence[str]) -> np.ndarray: ...
+    async def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """``(len(texts), dimension)`` float32 from the text tower, L2-normalised, in the
+        image rows' space (R-XM-1)."""
+        ...
 
 
 @runtime_checkable
@@ -72,7 +79,9 @@ class CrossEncoder(Protocol):
 
     async def score(
         self, query: str, texts: Sequence[str], titles: Sequence[str] | None = None
-    ) -> np.ndarray: ...
+    ) -> np.ndarray:
+        """``(len(texts),)`` float32 logits of ``(query, text)`` pairs, in order."""
+        ...
 
 
 @runtime_checkable
@@ -92,7 +101,11 @@ class VectorStore(Protocol):
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
-    ) -> list[NodeWithScore]: ...
+    ) -> list[NodeWithScore]:
+        """At most ``top_k`` chunks nearest to ``vector`` (``(d,)`` float32) within
+        ``scope``, best first; ``with_vectors``: each node carries its stored vector (for
+        Tier-2 from stored vectors). ``[]`` for a missing collection."""
+        ...
 
     async def search_lexical(
         self,
@@ -101,7 +114,10 @@ class VectorStore(Protocol):
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
-    ) -> list[NodeWithScore]: ...
+    ) -> list[NodeWithScore]:
+        """At most ``top_k`` chunks by BM25 over their lexical text within ``scope``, best
+        first; ``[]`` for a missing or non-hybrid collection or a blank query."""
+        ...
 
     async def search_fingerprint(
         self,
@@ -110,7 +126,10 @@ class VectorStore(Protocol):
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
-    ) -> list[NodeWithScore]: ...
+    ) -> list[NodeWithScore]:
+        """At most ``top_k`` structures by the Tanimoto similarity of their Morgan
+        fingerprints to ``fingerprint`` (packed 2048 bits, 256 bytes), best first."""
+        ...
 
     async def search_inchikey(
         self,
@@ -119,7 +138,9 @@ class VectorStore(Protocol):
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
-    ) -> list[NodeWithScore]: ...
+    ) -> list[NodeWithScore]:
+        """The rows whose standardised parent has InChIKey ``inchikey``, score 1.0."""
+        ...
 
     async def upsert(
         self,
@@ -127,11 +148,19 @@ class VectorStore(Protocol):
         nodes: Sequence[Node],
         vectors: np.ndarray,
         lexical_texts: Sequence[str] | None = None,
-    ) -> int: ...
+    ) -> int:
+        """Insert or replace ``nodes`` by node id with ``vectors`` (``(len(nodes), d)``
+        float32) and, on a hybrid collection, the text BM25 reads per node; the rows
+        written, distinct node ids (idempotent: the same call twice leaves one copy)."""
+        ...
 
-    async def count(self, collection: str, kb_names: Sequence[str] | None = None) -> int: ...
+    async def count(self, collection: str, kb_names: Sequence[str] | None = None) -> int:
+        """Rows of ``collection`` (of ``kb_names`` only, when given); 0 when missing."""
+        ...
 
-    async def has_collection(self, collection: str) -> bool: ...
+    async def has_collection(self, collection: str) -> bool:
+        """Whether ``collection`` exists."""
+        ...
 
 
 @runtime_checkable
@@ -143,13 +172,24 @@ class DocumentRegistry(Protocol):
         terms: Sequence[str],
         kb_name: str | Sequence[str] | None = None,
         namespace: str | None = "biomed",
-    ) -> list[str]: ...
+    ) -> list[str]:
+        """Ids of the documents whose names hold any of ``terms`` (R-SUP-2: the drug
+        terms of R-SUP-1), of ``kb_name`` and ``namespace`` when given."""
+        ...
 
-    async def lookup_documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]: ...
+    async def lookup_documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]:
+        """The registered records of ``document_ids`` by id (unknown ids left out)."""
+        ...
 
-    async def collections_for_scope(self, scope: ScopeFilter) -> list[tuple[str, str]]: ...
+    async def collections_for_scope(self, scope: ScopeFilter) -> list[tuple[str, str]]:
+        """Distinct ``(collection, encoder)`` pairs of the documents in ``scope``
+        (R-RT-12), sorted; ``[]`` for an empty scope."""
+        ...
 
-    async def register_documents(self, records: Sequence[DocumentRecord]) -> int: ...
+    async def register_documents(self, records: Sequence[DocumentRecord]) -> int:
+        """Insert or update ``records`` by document id (R-ING-6, idempotent); the number
+        of distinct documents in ``records``."""
+        ...
 
 
 @runtime_checkable
@@ -165,16 +205,22 @@ class IngestVectorStore(VectorStore, Protocol):
         hybrid: bool,
         structure: bool = False,
         metric: str = "cosine",
-    ) -> object: ...
+    ) -> object:
+        """Create collection ``name`` unless it exists; its description."""
+        ...
 
-    async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None: ...
+    async def delete_documents(self, collection: str, document_ids: Sequence[str]) -> None:
+        """Delete every chunk of ``document_ids`` from ``collection``."""
+        ...
 
 
 @runtime_checkable
 class IngestRegistry(DocumentRegistry, Protocol):
     """What ingestion needs beyond look-ups: the stored content hash of each document."""
 
-    async def content_hashes(self, document_ids: Sequence[str]) -> dict[str, str]: ...
+    async def content_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
+        """The stored content hash of each registered id of ``document_ids``."""
+        ...
 
 
 HealthCheck = Callable[[], Awaitable[Any]]

@@ -150,8 +150,8 @@ class VectorStore(Protocol):
         lexical_texts: Sequence[str] | None = None,
     ) -> int:
         """Insert or replace ``nodes`` by node id with ``vectors`` (``(len(nodes), d)``
-        float32) and, on a hybrid collection, the text BM25 reads per node; the rows
-        written, distinct node ids (idempotent: the same call twice leaves one copy)."""
+        float32) and, on a hybrid collection, the text BM25 reads per node; the number of
+        distinct node ids written (idempotent: the same call twice leaves one copy)."""
         ...
 
     async def count(self, collection: str, kb_names: Sequence[str] | None = None) -> int:

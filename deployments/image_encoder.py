@@ -51,13 +51,26 @@ class ImageEncoderDeployment:
         self._batcher = self.batch.batcher(self._encode_batch, lambda r: items_in([r]))
 
     def reconfigure(self, user_config: dict[str, Any]) -> None:
+        """Run-time batch settings (``max_batch_size``, ``batch_wait_timeout_s``)."""
         self.batch.update(user_config)
         self.batch.apply(self._batcher)
 
     async def encode_images(self, role: str, images: Sequence[bytes]) -> np.ndarray:
+        """(n, d) float32 L2-normalised vectors of encoded ``images`` (PNG, JPEG, ...) by
+        ``role``, in order, batched with the other callers' images.
+
+        Raises:
+            models.errors.ModelInputError: bytes that do not decode as an image.
+        """
         return await self._batcher.submit(ImageRequest(role, images=tuple(images)))
 
     async def encode_texts(self, role: str, texts: Sequence[str]) -> np.ndarray:
+        """(n, d) float32 L2-normalised vectors of ``texts`` by ``role``'s text tower
+        (BiomedCLIP, R-XM-1), in order.
+
+        Raises:
+            models.errors.ModelInputError: the role's model has no text tower (UNI2, R-XM-2).
+        """
         return await self._batcher.submit(ImageRequest(role, texts=tuple(texts)))
 
     async def _encode_batch(self, requests: list[ImageRequest]) -> list[np.ndarray]:
@@ -65,7 +78,10 @@ class ImageEncoderDeployment:
         return await asyncio.to_thread(encode_image_batch, self.models, requests)
 
     def batch_stats(self) -> dict[str, Any]:
+        """The roles, and recent batch sizes (items per forward call) and requests per
+        batch."""
         return {"roles": self.roles, **self.stats.snapshot()}
 
     def dimensions(self) -> dict[str, int]:
+        """Output dimension per role."""
         return {role: int(model.dimension) for role, model in self.models.items()}

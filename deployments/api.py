@@ -43,6 +43,14 @@ def _body_limit(scope: Any) -> int | None:
     return settings.max_request_bytes
 
 
+def _body_timeout(scope: Any) -> float | None:
+    """How long a request body may take to arrive whole (then a 408 naming ``body``):
+    ``serve.request_timeout_s``, the bound a request has once its body is in; None before
+    a service is attached."""
+    found = getattr(scope["app"].state, "service", None)
+    return None if found is None else found.config.serve.request_timeout_s
+
+
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
 
 
@@ -202,5 +210,5 @@ def create_app() -> FastAPI:
 
     mount_ui(app)  # the retrieval-testing page: GET / and /ui/* only
     # innermost of the middlewares: the request metrics (added by the ingress) see its 413
-    app.add_middleware(BodyLimitMiddleware, limit_for=_body_limit)
+    app.add_middleware(BodyLimitMiddleware, limit_for=_body_limit, timeout_for=_body_timeout)
     return app

@@ -7,6 +7,7 @@ Tokens are Unicode words (``café``, ``naïve``), not ASCII runs.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Mapping
 from functools import lru_cache
@@ -183,17 +184,26 @@ def contains_term(haystack_lower: str, term: str) -> bool:
 
 
 def highlight(text: str, query: str, tags: tuple[str, str] = ("<em>", "</em>")) -> str:
-    """``text`` with every query term (``query_terms``) wrapped in ``tags``, found through
-    the same normalisation (case, Greek letters, dash variants): a query ``TNF-alpha``
-    marks ``TNF-α`` in the text."""
+    """``text`` as HTML with every query term (``query_terms``) wrapped in ``tags``, found
+    through the same normalisation (case, Greek letters, dash variants): a query
+    ``TNF-alpha`` marks ``TNF-α`` in the text. The text is escaped (``&``, ``<``, ``>``),
+    so the tags are the only markup: a document's own ``<img onerror=...>`` or ``<em>``
+    is shown as text, never run or taken for a match."""
     terms = sorted(query_terms(query), key=len, reverse=True)
     if not terms:
-        return text
+        return html.escape(text, quote=False)
     pattern = re.compile(
         r"(?<![^\W\d_])(?:" + "|".join(_term_source(t) for t in terms) + r")(?![^\W\d_])",
         re.I,
     )
-    return pattern.sub(lambda match: f"{tags[0]}{match.group(0)}{tags[1]}", text)
+    pieces: list[str] = []
+    end = 0
+    for match in pattern.finditer(text):
+        pieces.append(html.escape(text[end : match.start()], quote=False))
+        pieces.append(f"{tags[0]}{html.escape(match.group(0), quote=False)}{tags[1]}")
+        end = match.end()
+    pieces.append(html.escape(text[end:], quote=False))
+    return "".join(pieces)
 
 
 #: Path / name metadata keys whose joined text is "the path blob" (R-ENT-1).

@@ -198,6 +198,9 @@ def test_query_shows_the_tagrisso_leaflet_with_its_evidence(page, tmp_path):
     expect(first.locator(".meta")).to_contain_text(f"section: {chunks[0]['biomed_section']}")
     marked = {text.lower() for text in page.locator("#results mark").all_inner_texts()}
     assert marked & {"osimertinib", "tagrisso", "side", "effects"}, marked
+    # the highlight comes HTML-escaped; the page shows the chunk's own text
+    assert " ".join(first.locator(".text").inner_text().split()) == " ".join(
+        chunks[0]["content"].split())
     # every score part the service returned is printed with its number
     for key in ("ce", "entity", "section", "xdrug"):
         value = chunks[0]["score_parts"][key]

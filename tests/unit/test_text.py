@@ -98,3 +98,11 @@ def test_a6_highlight_marks_the_text_as_written():
     marked = highlight("Anti-TNF-α and TNFalpha and IL-1β", "TNF-alpha")
     assert marked == "Anti-<em>TNF-α</em> and <em>TNFalpha</em> and IL-1β"
     assert highlight("Café au lait spots", "cafe café") == "<em>Café</em> au lait spots"
+
+
+def test_highlight_escapes_the_documents_own_markup():
+    text = "Warfarin <img src=x onerror=alert(1)> & <em>fake</em> bleeding"
+    marked = highlight(text, "warfarin bleeding")
+    assert marked == ("<em>Warfarin</em> &lt;img src=x onerror=alert(1)&gt; &amp; "
+                      "&lt;em&gt;fake&lt;/em&gt; <em>bleeding</em>")
+    assert highlight("a < b", "zzzz") == "a &lt; b"  # no term found: escaped all the same

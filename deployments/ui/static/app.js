@@ -210,14 +210,20 @@ async function loadCollections() {
 
 // -- response -> page --------------------------------------------------------------------
 
+function unescapeHtml(text) {
+  // the service escapes &, < and > in highlights; &amp; last, so "&amp;lt;" stays "&lt;"
+  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+
 function highlighted(chunk, query) {
-  // The service marks query terms with <em>…</em> (same normalisation as its matching);
-  // the text itself is never parsed as HTML.
+  // The service marks query terms with <em>…</em> (same normalisation as its matching)
+  // in escaped text; the text itself is never parsed as HTML.
   const out = el("p", { className: "text" });
   if (typeof chunk.highlight === "string") {
     chunk.highlight.split(/(<em>[\s\S]*?<\/em>)/).forEach((part) => {
       const match = /^<em>([\s\S]*)<\/em>$/.exec(part);
-      out.append(match ? el("mark", { text: match[1] }) : document.createTextNode(part));
+      out.append(match ? el("mark", { text: unescapeHtml(match[1]) })
+        : document.createTextNode(unescapeHtml(part)));
     });
     return out;
   }

@@ -127,6 +127,9 @@ class BatchPlan:
 
     per_collection: dict[str, tuple[CollectionSpec, list[ChunkDraft]]] = field(default_factory=dict)
     records: dict[str, DocumentRecord] = field(default_factory=dict)
+    #: collections the registry lists for these documents from earlier ingests (a
+    #: changed document may go to other collections now: its old chunks go too)
+    stored_collections: set[str] = field(default_factory=set)
 
 
 class IngestRunner:
@@ -223,22 +226,33 @@ class IngestRunner:
         """Record -> chunks -> metadata for a batch of valid documents (R-ING-1..5): the
         one implementation both engines (in-process, Ray Data) call. Documents whose
         stored content hash matches are counted unchanged and left out; a document no
-        enabled collection takes is a failure in ``report``.
+        enabled collection takes is a failure in ``report``, and so is a document whose
+        id is registered in another knowledge base (document ids are global: writing it
+        would move it out of that kb; nothing of it is touched).
 
         Raises:
             pipeline.errors.BackendUnavailable: the registry does not answer.
         """
         salt = self._salt()
         hashes = {doc_id: content_hash(recs, kb_name, salt) for doc_id, recs in documents.items()}
-        stored = await self.registry.content_hashes(list(documents))
+        stored = await self.registry.lookup_documents(list(documents))
         todo = {
             doc_id: recs
             for doc_id, recs in documents.items()
-            if stored.get(doc_id) != hashes[doc_id]
+            if doc_id not in stored or stored[doc_id].content_hash != hashes[doc_id]
         }
         report.documents_unchanged += len(documents) - len(todo)
         plan = BatchPlan()
         for doc_id, recs in todo.items():
+            earlier = stored.get(doc_id)
+            if earlier is not None and earlier.kb_name != kb_name:
+                report.failures.append(RecordFailure(doc_id, (
+                    f"document id {doc_id!r} is registered in knowledge base "
+                    f"{earlier.kb_name!r}; ids are global, so writing it into {kb_name!r} "
+                    "would take it out of that kb: give it another id")))
+                continue
+            if earlier is not None:
+                plan.stored_collections.update(earlier.collections)
             filled = [self._backfill_smiles(r) for r in recs]
             profile = document_profile(filled, self.vocabulary, self.settings)
             targets = target_collections(profile, self.settings)
@@ -257,17 +271,18 @@ class IngestRunner:
 
     async def delete_stale(self, plan: BatchPlan) -> None:
         """Delete whatever is stored of the plan's documents from the collections they are
-        written to now, before their new chunks go in: a changed document's old chunks,
-        and a new (unregistered) document's chunks left by an interrupted run, which the
-        new chunk ids would not all overwrite if its source has fewer chunks now.
+        written to now and those the registry lists for them, before their new chunks go
+        in: a changed document's old chunks (also where it no longer goes), and a new
+        (unregistered) document's chunks left by an interrupted run, which the new chunk
+        ids would not all overwrite if its source has fewer chunks now.
 
         Raises:
             pipeline.errors.BackendUnavailable: the store does not answer.
         """
         if not plan.records:
             return
-        for spec, _ in plan.per_collection.values():
-            await self.store.delete_documents(spec.name, list(plan.records))
+        for name in sorted(set(plan.per_collection) | plan.stored_collections):
+            await self.store.delete_documents(name, list(plan.records))
 
     async def register(self, records: Sequence[DocumentRecord], report: IngestReport) -> None:
         """Register documents whose chunks are all stored (the exactly-once commit)."""

@@ -171,3 +171,46 @@ async def test_interrupted_new_document_whose_source_shrank_keeps_no_old_chunks(
     report = await _runner(store, registry, encoders, config).run(shrunk, "drug-kb")
     assert report.documents_written == 1 and report.documents_unchanged == 3
     assert await _rows(store, config) == expected  # none of the dropped sections' chunks
+
+
+async def test_a_document_id_of_another_kb_is_refused_and_stays_where_it_is(
+    store, registry, config, encoders, records
+):
+    await _reset(store, registry, config, records)
+    await _runner(store, registry, encoders, config).run(records, "drug-kb")
+    rows = await _rows(store, config)
+    moved = await _runner(store, registry, encoders, config).run(records, "other-kb")
+    ids = sorted({r.document_id for r in records})
+    assert moved.documents_written == 0 and sorted(f.record_id for f in moved.failures) == ids
+    assert all("registered in knowledge base 'drug-kb'" in f.reason for f in moved.failures)
+    assert await _rows(store, config) == rows  # nothing moved, nothing deleted
+    assert await registry.count_documents("drug-kb") == len(ids)
+    assert await registry.count_documents("other-kb") == 0
+
+
+async def test_a_changed_document_that_goes_elsewhere_leaves_no_chunk_behind(
+    store, registry, config, encoders
+):
+    from pipeline.ingest.records import SourceRecord
+
+    kb, doc = "move-kb", "move-kb/leaflet"
+    await registry.delete_documents([doc])
+    biomedical = SourceRecord(doc, "Tagrisso leaflet", "Osimertinib (Tagrisso) side effects: "
+                              "diarrhoea, rash and interstitial lung disease in EGFR lung cancer.",
+                              section_title="Possible side effects", drugs=("osimertinib",))
+    general = SourceRecord(doc, "Kitchen notes", "Keep the kettle on the left shelf and the "
+                           "spare mugs in the top drawer next to the window.")
+
+    async def rows_of_kb() -> dict[str, int]:
+        counted = {n: await store.count(n, kb_names=[kb])
+                   for n in config.pipeline.enabled_collections()}
+        return {n: c for n, c in counted.items() if c}
+
+    first = await _runner(store, registry, encoders, config).run([biomedical], kb)
+    before = await rows_of_kb()
+    second = await _runner(store, registry, encoders, config).run([general], kb)
+    after = await rows_of_kb()
+    assert first.documents_written == second.documents_written == 1
+    assert before and after and set(before).isdisjoint(after), (before, after)  # it moved
+    registered = (await registry.lookup_documents([doc]))[doc]
+    assert set(after) <= set(registered.collections)

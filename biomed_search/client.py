@@ -236,6 +236,7 @@ class SearchOptions(TypedDict, total=False):
     highlight: bool | None
     route_mode: Literal["hybrid", "text", "visual"] | None
     collections: Sequence[str] | None
+    namespace: str | None
 
 
 def check_options(options: Mapping[str, Any]) -> SearchOptions:
@@ -436,7 +437,7 @@ class BiomedSearchClient(_ClientBase):
             **options: any :class:`SearchOptions` field: ``kb_ids``, ``document_ids``,
                 ``tags``, ``page`` (1), ``page_size``, ``top_k``, ``similarity_threshold``,
                 ``vector_similarity_weight``, ``rerank``, ``highlight``, ``route_mode``,
-                ``collections``.
+                ``collections``, ``namespace``.
 
         Returns:
             The parsed response: ``chunks`` (``similarity`` non-increasing), ``doc_aggs``,

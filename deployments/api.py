@@ -98,6 +98,12 @@ def create_app() -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        if error.status_code == 400:  # FastAPI / Starlette could not read the body at all
+            # (not UTF-8, nested past the parser's depth, compressed, multipart without a
+            # boundary): a 422 naming ``body``, as for a body that is not JSON
+            message = f"not readable: {error.detail}"
+            return _error(422, "invalid_request", f"invalid field(s): body ({message})",
+                          fields=[{"field": "body", "message": message}])
         # unknown paths and methods answer in the service's error shape too
         kind = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
         response = _error(error.status_code, kind, str(error.detail))
@@ -197,7 +203,7 @@ def create_app() -> FastAPI:
         svc.require_admin(svc.authenticate(authorization))
         return {"deployments": await svc.model_stats()}
 
-    @app.get("/healthz")
+    @app.api_route("/healthz", methods=["GET", "HEAD"])
     async def healthz() -> dict[str, str]:
         """Liveness: the ingress process answers."""
         return {"status": "ok"}

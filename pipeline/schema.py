@@ -291,6 +291,14 @@ class SearchRequest(BaseModel):
             raise ValueError("query must contain visible characters")
         return cleaned
 
+    @field_validator("namespace")
+    @classmethod
+    def _check_namespace(cls, value: str) -> str:
+        # reaches SQL parameters and routing as the names below do
+        if not value.isprintable():
+            raise ValueError("must not contain control or format characters")
+        return value
+
     @field_validator("kb_ids", "document_ids", "tags", "collections")
     @classmethod
     def _check_names(cls, values: list[str] | None) -> list[str] | None:

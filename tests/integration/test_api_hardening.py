@@ -109,6 +109,7 @@ async def post(client, body: Any, key: str = "key-admin", raw: bool = False) -> 
         ({"query": "ok", "collections": ["nope"]}, "collections"),
         ({"query": "ok", "surprise": 1}, "surprise"),
         ({"query": "ok", "kb_ids": ["alpha\x00"]}, "kb_ids"),
+        ({"query": "ok", "namespace": "a\nb"}, "namespace"),
         ({"query": "ok", "document_ids": ["d" * 300]}, "document_ids"),
         ({"query": "ok", "tags": "not-a-list"}, "tags"),
         ({"query": 12}, "query"),
@@ -128,6 +129,21 @@ async def test_malformed_json_is_422_naming_the_body(client):
     assert answer["error"] == "invalid_request"
     assert answer["fields"][0]["field"] == "body"  # not the character offset
     assert "not valid JSON at character" in answer["fields"][0]["message"]
+
+
+@pytest.mark.parametrize("body", [
+    b'{"query": "\xfc\xfd"}',  # not UTF-8
+    b"[" * 5000 + b"]" * 5000,  # nested past the JSON parser's depth
+])
+async def test_a_body_that_cannot_be_read_is_422_naming_the_body(client, body):
+    response = await post(client, body, raw=True)
+    assert response.status_code == 422, response.text
+    answer = response.json()
+    assert answer["error"] == "invalid_request" and answer["fields"][0]["field"] == "body"
+
+
+async def test_healthz_answers_head_as_load_balancers_ask(client):
+    assert (await client.head("/healthz")).status_code == 200
 
 
 async def test_unknown_paths_and_methods_answer_in_the_error_shape(client):

@@ -267,6 +267,7 @@ class TestAsyncClient:
 
 def test_search_body_leaves_unset_fields_to_the_service():
     assert search_body("q", {"page_size": None, "tags": ()}) == {"query": "q", "tags": []}
+    assert search_body("q", {"namespace": "general"}) == {"query": "q", "namespace": "general"}
     with pytest.raises(TypeError, match="valid: collections, document_ids"):
         search_body("q", {"pagesize": 3})
 

@@ -144,6 +144,7 @@ _SALT_AS_RE = re.compile(rf"\s*\(\s*as\s+(?:{_SALT_ALTERNATION})(?:\s+\w+)?\s*\)
 
 _NUMBER_RE = re.compile(r"[\s\d.,:;/+\-\u2013%()\[\]]*")
 _PERCENT_RE = re.compile(r"\d\s*%")
+_MARKUP_RE = re.compile(r"^[,;:]|[,;:]$|&lt;|&gt;|&quot;|\{\{|\}\}")
 _UNITS = (
     r"mg|mcg|µg|μg|ug|kg|ng|pg|ml|dl|iu|units?|mmol|µmol|mol|meq|mg/ml|mg/kg|mg/g|"
     r"micrograms?|milligrams?|grams?|litres?|liters?|millilitres?|milliliters?|%|"
@@ -183,9 +184,14 @@ def name_filter_reason(name: str) -> str | None:
     """Why ``name`` cannot be a vocabulary name (A-6), or None: ``number`` (digits and
     punctuation only), ``percentage`` (checked first), ``dose`` (a number with a unit: ``500 mg``),
     ``unit`` (a unit or form word alone), ``single letter``, ``salt`` (a salt or form
-    word alone), ``clinical abbreviation`` (``CLINICAL_ABBREVIATIONS``). The
-    word-frequency filter of the build script comes on top of these."""
+    word alone), ``clinical abbreviation`` (``CLINICAL_ABBREVIATIONS``), ``markup``
+    (a cut-off list item or wiki markup: a name that starts or ends with ``,`` ``;``
+    ``:``, or holds ``&lt;`` / ``&gt;`` / ``&quot;`` / ``{{`` / ``}}``; ``alcohol,`` read
+    "alcohol, coffee or tea" as benzyl alcohol). The word-frequency filter of the build
+    script comes on top of these."""
     stripped = name.strip()
+    if _MARKUP_RE.search(stripped):
+        return "markup"
     if _PERCENT_RE.search(stripped):
         return "percentage"
     if _NUMBER_RE.fullmatch(stripped):

@@ -49,10 +49,22 @@ def build():
         ("KIR2DL5", None),
         ("HPV type 58 L1 protein", None),
         ("IL-1B", None),
+        ("alcohol,", "markup"),  # a cut-off "alcohol, benzyl"
+        (",no-udca", "markup"),
+        ('&lt;ref name=&quot;areplivir&quot; /&gt;', "markup"),
+        ("abigan}}", "markup"),
+        ("2,4-dinitrophenol", None),
     ],
 )
 def test_a6_name_filters(name, reason):
     assert name_filter_reason(name) == reason
+
+
+def test_the_shipped_vocabulary_reads_no_entity_into_alcohol_coffee_or_tea():
+    vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
+    assert vocabulary.find("Any issues with alcohol, coffee or tea?") == []
+    assert [m.entity.canonical for m in vocabulary.find("benzyl alcohol in the vial")] == [
+        "benzyl alcohol"]
 
 
 @pytest.mark.parametrize(

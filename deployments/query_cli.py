@@ -77,8 +77,6 @@ def render_results(data: dict[str, Any], console: Console) -> None:
     chunks = data.get("chunks") or []
     if not chunks:
         console.print("no results")
-    for warning in data.get("warnings") or []:
-        console.print(Text(f"warning: {warning}", style="yellow"))
     else:
         console.print(Text(_HEADER + "document / section", style="bold"), no_wrap=True)
     for rank, chunk in enumerate(chunks, start=1):
@@ -94,6 +92,8 @@ def render_results(data: dict[str, Any], console: Console) -> None:
         header.append(section)
         console.print(header, no_wrap=True, overflow="ellipsis")
         console.print(Padding(Text(_snippet(chunk["content"])), (0, 0, 0, _INDENT)))
+    for warning in data.get("warnings") or []:
+        console.print(Text(f"warning: {warning}", style="yellow"))
     stages = "  ".join(f"{s['name']} {s['ms']:.0f}ms" for s in data.get("trace") or [])
     console.print(Text(stages, style="dim"))
 

@@ -153,16 +153,21 @@ class SearchService:
         deadline = time.monotonic() + timeout
         response = await retriever.search(request, image=image, deadline=deadline)
         if response.total == 0 and named_kbs:
-            response.warnings.extend(await self._empty_kb_warnings(named_kbs))
+            response.warnings.extend(await self._empty_kb_warnings(named_kbs, deadline))
         return response
 
-    async def _empty_kb_warnings(self, kb_names: list[str]) -> list[str]:
+    async def _empty_kb_warnings(self, kb_names: list[str], deadline: float) -> list[str]:
         """A warning naming the ``kb_ids`` values with no registered document (a misspelt
         knowledge base, or one not ingested yet), asked only when a search found
-        nothing; none when the registry cannot say (the search itself succeeded)."""
+        nothing; none when the registry cannot say before the request's ``deadline``
+        (``time.monotonic()`` s): the search itself succeeded."""
+        left_s = deadline - time.monotonic()
+        if left_s <= 0:
+            return []
         try:
-            known = await self._registry.knowledge_bases_with_documents(kb_names)
-        except BackendUnavailable:
+            known = await asyncio.wait_for(
+                self._registry.knowledge_bases_with_documents(kb_names), left_s)
+        except (BackendUnavailable, TimeoutError):
             return []
         empty = [name for name in dict.fromkeys(kb_names) if name not in known]
         if not empty:

@@ -181,14 +181,14 @@ def strip_salt(name: str) -> str:
 
 
 def name_filter_reason(name: str) -> str | None:
-    """Why ``name`` cannot be a vocabulary name (A-6), or None: ``number`` (digits and
-    punctuation only), ``percentage`` (checked first), ``dose`` (a number with a unit: ``500 mg``),
-    ``unit`` (a unit or form word alone), ``single letter``, ``salt`` (a salt or form
-    word alone), ``clinical abbreviation`` (``CLINICAL_ABBREVIATIONS``), ``markup``
-    (a cut-off list item or wiki markup: a name that starts or ends with ``,`` ``;``
-    ``:``, or holds ``&lt;`` / ``&gt;`` / ``&quot;`` / ``{{`` / ``}}``; ``alcohol,`` read
-    "alcohol, coffee or tea" as benzyl alcohol). The word-frequency filter of the build
-    script comes on top of these."""
+    """Why ``name`` cannot be a vocabulary name (A-6), or None, checked in this order:
+    ``markup`` (a cut-off list item or wiki markup: a name that starts or ends with ``,``
+    ``;`` ``:``, or holds ``&lt;`` / ``&gt;`` / ``&quot;`` / ``{{`` / ``}}``; ``alcohol,``
+    read "alcohol, coffee or tea" as benzyl alcohol), ``percentage``, ``number`` (digits
+    and punctuation only), ``dose`` (a number with a unit: ``500 mg``), ``unit`` (a unit
+    or form word alone), ``single letter``, ``salt`` (a salt or form word alone),
+    ``clinical abbreviation`` (``CLINICAL_ABBREVIATIONS``). The word-frequency filter of
+    the build script comes on top of these."""
     stripped = name.strip()
     if _MARKUP_RE.search(stripped):
         return "markup"

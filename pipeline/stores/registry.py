@@ -6,8 +6,9 @@ encoders each document was ingested into (R-RT-12 scope-aware routing, R-T2-10
 back-fill). Every value is a query parameter; name look-ups escape LIKE wildcards.
 
 Ingest order (resumable, R-ING-6): a document is registered last, after its chunks are
-stored, with its ``content_hash``; :meth:`PostgresDocumentRegistry.content_hashes` then
-tells a re-run which documents are complete and unchanged.
+stored, with its ``content_hash``; :meth:`PostgresDocumentRegistry.lookup_documents`
+then tells a re-run which documents are complete and unchanged (and in which kb and
+collections they are).
 """
 
 from __future__ import annotations
@@ -335,8 +336,8 @@ class PostgresDocumentRegistry:
             return {row[0]: row[1] for row in await cursor.fetchall()}
 
     async def knowledge_bases_with_documents(self, kb_names: Sequence[str]) -> set[str]:
-        """Which of ``kb_names`` have at least one registered document (one query; the
-        ``documents.kb_name`` index).
+        """Which of ``kb_names`` have at least one registered document (one query, one
+        ``documents.kb_name`` index probe per name).
 
         Raises:
             ValueError: a name that is not a string or holds a NUL character.
@@ -344,9 +345,10 @@ class PostgresDocumentRegistry:
         names = text_list(kb_names, "kb name")
         if not names:
             return set()
+        query = ("SELECT wanted.kb FROM unnest(%s::text[]) AS wanted(kb) WHERE EXISTS "
+                 "(SELECT 1 FROM documents AS d WHERE d.kb_name = wanted.kb)")  # a probe each
         async with self._connection() as connection:
-            cursor = await connection.execute(
-                "SELECT DISTINCT kb_name FROM documents WHERE kb_name = ANY(%s)", (names,))
+            cursor = await connection.execute(query, (names,))
             return {row[0] for row in await cursor.fetchall()}
 
     async def count_documents(self, kb_name: str | None = None) -> int:

@@ -144,6 +144,8 @@ async def test_a_body_that_cannot_be_read_is_422_naming_the_body(client, body):
 
 async def test_healthz_answers_head_as_load_balancers_ask(client):
     assert (await client.head("/healthz")).status_code == 200
+    spec = (await client.get("/openapi.json")).json()
+    assert list(spec["paths"]["/healthz"]) == ["get"]  # operation ids stay unique
 
 
 async def test_unknown_paths_and_methods_answer_in_the_error_shape(client):

@@ -82,6 +82,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="texts per encoder batch (default: pipeline.ingest.encode_batch)",
     )
 
+    delete = commands.add_parser(
+        "delete",
+        help="remove documents (their chunks from every collection, then their registry "
+        "rows): by id, or every document of --kb; run again if interrupted",
+    )
+    _common(delete)
+    delete.add_argument("document_id", nargs="*", help="document ids (as ingested)")
+    delete.add_argument("--kb", default=None, help="only documents of this knowledge base; "
+                        "with no ids, all of them")
+
     serve = commands.add_parser("serve", help="run the service (embedded stores + Ray Serve)")
     _common(serve)
     serve.add_argument("--host", default=None)
@@ -169,6 +179,14 @@ def _ingest(args: argparse.Namespace) -> int:
     return 0 if not report.get("failures") else 1  # IngestReport.as_dict's key
 
 
+def _delete(args: argparse.Namespace) -> int:
+    from deployments.ingest import delete_sources
+
+    outcome = asyncio.run(delete_sources(_load(args), args.document_id, args.kb))
+    print(json.dumps(outcome, indent=2))
+    return 0 if not outcome["not_found"] and not outcome["other_kb"] else 1
+
+
 def _serve(args: argparse.Namespace) -> int:
     from deployments.serve_cli import serve
 
@@ -214,6 +232,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 _COMMANDS = {
     "ingest": _ingest,
+    "delete": _delete,
     "serve": _serve,
     "query": _query,
     "eval": _eval,

@@ -19,6 +19,7 @@ from deployments.local import load_local_models
 from deployments.stores import EmbeddedServers, collection_metrics, open_stores
 from pipeline.ingest.readers import read_source
 from pipeline.ingest.records import SourceRecord
+from pipeline.ingest.removal import remove_documents
 from pipeline.ingest.runner import IngestReport, IngestRunner
 from pipeline.vocabulary import default_vocabulary
 
@@ -175,3 +176,40 @@ async def ingest_sources(
         "peak_memory_children_mib": peak_rss_mib(resource.RUSAGE_CHILDREN),
         **extra,
     }
+
+
+async def delete_sources(
+    config: AppConfig, document_ids: Sequence[str], kb_name: str | None = None
+) -> dict[str, Any]:
+    """Remove documents from the stores of ``config`` (``biomed-search delete``): by id,
+    or with no ids every document of ``kb_name``; with both, only the ids of that kb. The
+    embedded servers are started (and afterwards stopped) unless already running.
+
+    Returns:
+        ``removed`` / ``not_found`` / ``other_kb`` id lists
+        (:func:`pipeline.ingest.removal.remove_documents`) and ``documents_in_registry``.
+
+    Raises:
+        ValueError: neither ids nor a knowledge base given.
+    """
+    if not document_ids and kb_name is None:
+        raise ValueError("give document ids, --kb, or both")
+    from pipeline.schema import ScopeFilter
+
+    servers = EmbeddedServers(config)
+    endpoints = servers.start()
+    try:
+        async with open_stores(endpoints, config.stores, collection_metrics(config)) as (
+            store,
+            registry,
+        ):
+            ids = list(document_ids) or await registry.document_ids_for_scope(
+                ScopeFilter(kb_names=(kb_name,))
+            )
+            outcome = await remove_documents(
+                store, registry, ids, config.pipeline.enabled_collections(), kb_name
+            )
+            documents = await registry.count_documents()
+    finally:
+        servers.stop()
+    return {**outcome, "documents_in_registry": documents}

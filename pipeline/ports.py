@@ -216,10 +216,15 @@ class IngestVectorStore(VectorStore, Protocol):
 
 @runtime_checkable
 class IngestRegistry(DocumentRegistry, Protocol):
-    """What ingestion needs beyond look-ups: the stored content hash of each document."""
+    """What ingestion needs beyond look-ups: the stored content hash of each document,
+    and removing documents (``pipeline.ingest.removal.remove_documents``)."""
 
     async def content_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
         """The stored content hash of each registered id of ``document_ids``."""
+        ...
+
+    async def delete_documents(self, document_ids: Sequence[str]) -> int:
+        """Delete the rows of ``document_ids``; how many existed."""
         ...
 
 

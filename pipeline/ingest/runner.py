@@ -249,7 +249,8 @@ class IngestRunner:
                 report.failures.append(RecordFailure(doc_id, (
                     f"document id {doc_id!r} is registered in knowledge base "
                     f"{earlier.kb_name!r}; ids are global, so writing it into {kb_name!r} "
-                    "would take it out of that kb: give it another id")))
+                    "would take it out of that kb: give it another id, or remove that "
+                    "copy first (biomed-search delete)")))
                 continue
             if earlier is not None:
                 plan.stored_collections.update(earlier.collections)
@@ -394,3 +395,4 @@ class IngestRunner:
             content_hash=digest,
             metadata={"kind": first.kind, "drugs": list(first.drugs), "sections": len(records)},
         )
+

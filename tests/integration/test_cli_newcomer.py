@@ -163,6 +163,19 @@ def data_dir(docs_dir, tmp_path_factory) -> Path:
     return folder
 
 
+def test_delete_removes_a_kbs_documents_and_names_what_it_did_not_find(docs_dir, tmp_path):
+    folder = tmp_path / "data"
+    assert run_cli("ingest", str(docs_dir), "--kb", "wrong", "--data-dir", str(folder)
+                   ).returncode == 0
+    missing = run_cli("delete", "no-such-doc", "--data-dir", str(folder))
+    assert missing.returncode == 1, missing.stderr[-3000:]
+    assert json.loads(missing.stdout)["not_found"] == ["no-such-doc"]
+    done = run_cli("delete", "--kb", "wrong", "--data-dir", str(folder))
+    assert done.returncode == 0, done.stderr[-3000:]
+    outcome = json.loads(done.stdout)
+    assert len(outcome["removed"]) == 2 and outcome["documents_in_registry"] == 0, outcome
+
+
 def no_service_url() -> str:
     return f"http://127.0.0.1:{find_free_port()}"
 

@@ -214,3 +214,24 @@ async def test_a_changed_document_that_goes_elsewhere_leaves_no_chunk_behind(
     assert before and after and set(before).isdisjoint(after), (before, after)  # it moved
     registered = (await registry.lookup_documents([doc]))[doc]
     assert set(after) <= set(registered.collections)
+
+
+async def test_a_document_refused_for_another_kb_goes_there_once_removed_from_its_own(
+    store, registry, config, encoders, records
+):
+    from pipeline.ingest.removal import remove_documents
+
+    await _reset(store, registry, config, records)
+    await _runner(store, registry, encoders, config).run(records, "drug-kb")
+    ids = sorted({r.document_id for r in records})
+    collections = config.pipeline.enabled_collections()
+    kept = await remove_documents(store, registry, [*ids, "no-such-id"], collections, "other")
+    assert kept == {"removed": [], "not_found": ["no-such-id"], "other_kb": ids}
+    assert await _rows(store, config)  # another kb's documents are left alone
+    removed = await remove_documents(store, registry, ids, collections, "drug-kb")
+    assert removed["removed"] == ids and await _rows(store, config) == {}
+    assert await registry.count_documents("drug-kb") == 0
+    moved = await _runner(store, registry, encoders, config).run(records, "other-kb")
+    assert moved.failures == [] and moved.documents_written == len(ids)
+    again = await remove_documents(store, registry, ids, collections)  # no kb: any
+    assert again["removed"] == ids and await registry.count_documents("other-kb") == 0

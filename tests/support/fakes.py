@@ -297,6 +297,9 @@ class InMemoryRegistry:
     async def lookup_documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]:
         return {i: self.documents[i] for i in document_ids if i in self.documents}
 
+    async def delete_documents(self, document_ids: Sequence[str]) -> int:
+        return sum(self.documents.pop(i, None) is not None for i in set(document_ids))
+
     async def collections_for_scope(self, scope: ScopeFilter) -> list[tuple[str, str]]:
         pairs: list[tuple[str, str]] = []
         for record in self.documents.values():

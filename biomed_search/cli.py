@@ -84,8 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     delete = commands.add_parser(
         "delete",
-        help="remove documents (their chunks from every collection, then their registry "
-        "rows): by id, or every document of --kb; run again if interrupted",
+        help="remove documents (their registry rows, then their chunks from every "
+        "collection): by id, or every document of --kb; run again if interrupted",
     )
     _common(delete)
     delete.add_argument("document_id", nargs="*", help="document ids (as ingested)")

@@ -18,26 +18,33 @@ async def remove_documents(
     collections: Iterable[str],
     kb_name: str | None = None,
 ) -> dict[str, list[str]]:
-    """Remove registered documents: their chunks from every collection the registry lists
-    for them and from ``collections`` (the enabled ones: leftovers of an interrupted
-    ingest), then their registry rows. Chunks go first, so a run cut short leaves the
-    document registered and a second run finishes it (idempotent). ``kb_name``: only
-    documents of that knowledge base; the others are left alone and listed.
+    """Remove documents: their registry rows first, then their chunks from every
+    collection the registry listed for them and from ``collections`` (the enabled ones).
+    Ids that are not registered have their chunks deleted from ``collections`` too: an
+    ingest cut short stores a new document's chunks before registering it. Registry rows
+    go first so that a run cut short never leaves a registered document without chunks
+    (a re-ingest would take it for unchanged); running it again finishes it (the ids are
+    then not registered, and their chunks go all the same). ``kb_name``: only documents
+    registered in that knowledge base; those of another are left alone and listed. Do
+    not remove an id that an ingest is writing at the same time.
 
     Returns:
-        ``removed`` (ids), ``not_found`` (not registered), ``other_kb`` (registered in
-        another knowledge base than ``kb_name``), each sorted.
+        ``removed`` (registered ids removed), ``not_found`` (not registered; any chunks
+        of theirs deleted), ``other_kb`` (registered in another knowledge base than
+        ``kb_name``, untouched), each sorted.
 
     Raises:
         pipeline.errors.BackendUnavailable: a store does not answer.
     """
-    stored = await registry.lookup_documents(list(dict.fromkeys(document_ids)))
+    wanted = list(dict.fromkeys(document_ids))
+    stored = await registry.lookup_documents(wanted)
     other = sorted(i for i, r in stored.items() if kb_name is not None and r.kb_name != kb_name)
     doomed = sorted(i for i in stored if i not in other)
+    unregistered = sorted(set(wanted) - set(stored))
     names = set(collections).union(*(stored[i].collections for i in doomed))
     if doomed:
-        for name in sorted(names):
-            await store.delete_documents(name, doomed)
         await registry.delete_documents(doomed)
-    return {"removed": doomed, "not_found": sorted(set(document_ids) - set(stored)),
-            "other_kb": other}
+    if doomed or unregistered:
+        for name in sorted(names):
+            await store.delete_documents(name, doomed + unregistered)
+    return {"removed": doomed, "not_found": unregistered, "other_kb": other}

@@ -258,6 +258,7 @@ class SearchRequest(BaseModel):
         None,
         ge=0.0,
         le=1.0,
+        allow_inf_nan=False,  # NaN passed "<= 1" checks only to be told it is not <= 1
         description=(
             "default 0.2. Drops chunks whose `similarity` is below it. `similarity` is in "
             "[0, 1] and non-increasing down the results: in the reranked window "
@@ -271,7 +272,8 @@ class SearchRequest(BaseModel):
         ),
     )
     vector_similarity_weight: float | None = Field(
-        None, ge=0.0, le=1.0, description="dense weight; lexical weight is 1 - it (default 0.3)"
+        None, ge=0.0, le=1.0, allow_inf_nan=False,
+        description="dense weight; lexical weight is 1 - it (default 0.3)",
     )
     rerank: bool = True
     highlight: bool = False

@@ -55,7 +55,8 @@ def read_source(
     file by file (auto-detected).
 
     Raises:
-        ValueError: unknown format, or a file no reader fits.
+        ValueError: unknown format, a file no reader fits, or a file its reader cannot
+            read (not UTF-8, bad JSON), the file named in the message.
         FileNotFoundError: ``path`` does not exist.
     """
     path = Path(path)
@@ -70,6 +71,15 @@ def read_source(
             yield from read_source(child, vocabulary, "auto")
         return
     fmt = detect_format(path) if fmt == "auto" else fmt
+    try:
+        yield from _read_file(path, vocabulary, fmt)
+    except ValueError as error:  # bad bytes or JSON deep in a folder: say which file
+        if str(path) in str(error):
+            raise
+        raise ValueError(f"{path}: {error}") from error
+
+
+def _read_file(path: Path, vocabulary: Vocabulary, fmt: str) -> Iterator[SourceRecord]:
     if fmt == "beir":
         yield from read_beir_corpus(path)
     elif fmt == "ema-leaflets":

@@ -142,6 +142,14 @@ async def test_a_body_that_cannot_be_read_is_422_naming_the_body(client, body):
     assert answer["error"] == "invalid_request" and answer["fields"][0]["field"] == "body"
 
 
+@pytest.mark.parametrize("field", ["similarity_threshold", "vector_similarity_weight"])
+async def test_nan_is_422_saying_a_finite_number_is_needed(client, field):
+    response = await post(client, b'{"query": "ok", "%s": NaN}' % field.encode(), raw=True)
+    assert response.status_code == 422, response.text
+    assert response.json()["fields"] == [{"field": field,
+                                          "message": "Input should be a finite number"}]
+
+
 async def test_healthz_answers_head_as_load_balancers_ask(client):
     assert (await client.head("/healthz")).status_code == 200
     spec = (await client.get("/openapi.json")).json()

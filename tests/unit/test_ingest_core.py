@@ -185,6 +185,15 @@ def test_readers_detect_and_read(tmp_path, vocabulary):
         list(read_source(beir, vocabulary, "pdf"))
 
 
+def test_a_file_its_reader_cannot_read_is_named_in_the_error(tmp_path, vocabulary):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "good.md").write_text("# Notes\ntext\n")
+    (folder / "binary.md").write_bytes(b"# \xfc\xfd\xfe not utf-8\n")
+    with pytest.raises(ValueError, match=r"binary\.md: 'utf-8' codec"):
+        list(read_source(folder, vocabulary))
+
+
 async def test_runner_twice_adds_nothing_and_reports_bad_records(vocabulary):
     store, registry = InMemoryVectorStore(), InMemoryRegistry()
     encoder = HashingTextEncoder()

@@ -30,14 +30,19 @@ logger = logging.getLogger(__name__)
 MULTIPART_ROOM = 64 * 1024
 
 
+def _serve_settings(scope: Any) -> Any:
+    """The attached service's ``serve`` settings; None before a service is attached."""
+    found = getattr(scope["app"].state, "service", None)
+    return None if found is None else found.config.serve
+
+
 def _body_limit(scope: Any) -> int | None:
     """The body cap of a request: ``serve.max_request_bytes``, or for an image search
     ``serve.max_image_bytes`` plus :data:`MULTIPART_ROOM`; None before a service is
     attached."""
-    found = getattr(scope["app"].state, "service", None)
-    if found is None:
+    settings = _serve_settings(scope)
+    if settings is None:
         return None
-    settings = found.config.serve
     if scope["path"].rstrip("/").endswith("/v1/search/image"):  # under any route prefix
         return settings.max_image_bytes + MULTIPART_ROOM
     return settings.max_request_bytes
@@ -47,8 +52,8 @@ def _body_timeout(scope: Any) -> float | None:
     """How long a request body may take to arrive whole (then a 408 naming ``body``):
     ``serve.request_timeout_s``, the bound a request has once its body is in; None before
     a service is attached."""
-    found = getattr(scope["app"].state, "service", None)
-    return None if found is None else found.config.serve.request_timeout_s
+    settings = _serve_settings(scope)
+    return None if settings is None else settings.request_timeout_s
 
 
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})

@@ -23,30 +23,22 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 
+def _body_error(status: int, error: str, message: str) -> JSONResponse:
+    return JSONResponse(
+        {"error": error, "message": f"body: {message}",
+         "fields": [{"field": "body", "message": message}]},
+        status_code=status,
+    )
+
+
 def too_large(limit: int) -> JSONResponse:
     """The ``413`` for a body over ``limit`` bytes."""
-    message = f"larger than {limit} bytes"
-    return JSONResponse(
-        {
-            "error": "payload_too_large",
-            "message": f"body: {message}",
-            "fields": [{"field": "body", "message": message}],
-        },
-        status_code=413,
-    )
+    return _body_error(413, "payload_too_large", f"larger than {limit} bytes")
 
 
 def too_slow(timeout_s: float) -> JSONResponse:
     """The ``408`` for a body not received whole within ``timeout_s`` seconds."""
-    message = f"not received within {timeout_s:g} s"
-    return JSONResponse(
-        {
-            "error": "request_timeout",
-            "message": f"body: {message}",
-            "fields": [{"field": "body", "message": message}],
-        },
-        status_code=408,
-    )
+    return _body_error(408, "request_timeout", f"not received within {timeout_s:g} s")
 
 
 def _declared_length(scope: Scope) -> int | None:

@@ -216,12 +216,9 @@ class IngestVectorStore(VectorStore, Protocol):
 
 @runtime_checkable
 class IngestRegistry(DocumentRegistry, Protocol):
-    """What ingestion needs beyond look-ups: the stored content hash of each document,
-    and removing documents (``pipeline.ingest.removal.remove_documents``)."""
-
-    async def content_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
-        """The stored content hash of each registered id of ``document_ids``."""
-        ...
+    """What ingestion needs beyond look-ups (which give each stored document's content
+    hash, kb and collections): removing documents
+    (``pipeline.ingest.removal.remove_documents``)."""
 
     async def delete_documents(self, document_ids: Sequence[str]) -> int:
         """Delete the rows of ``document_ids``; how many existed."""

@@ -1,5 +1,5 @@
-"""Removing registered documents (``biomed-search delete``): their chunks from every
-collection, then their registry rows, so that an id refused for another knowledge base
+"""Removing documents (``biomed-search delete``): their registry rows, then their chunks
+from every collection, so that an id refused for another knowledge base
 (``IngestRunner.plan_batch``) can be ingested there once its copy is gone."""
 
 from __future__ import annotations

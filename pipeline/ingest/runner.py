@@ -395,4 +395,3 @@ class IngestRunner:
             content_hash=digest,
             metadata={"kind": first.kind, "drugs": list(first.drugs), "sections": len(records)},
         )
-

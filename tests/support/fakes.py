@@ -291,9 +291,6 @@ class InMemoryRegistry:
         ]
         return sorted(found)
 
-    async def content_hashes(self, document_ids: Sequence[str]) -> dict[str, str]:
-        return {i: self.documents[i].content_hash for i in document_ids if i in self.documents}
-
     async def lookup_documents(self, document_ids: Sequence[str]) -> dict[str, DocumentRecord]:
         return {i: self.documents[i] for i in document_ids if i in self.documents}
 

@@ -176,7 +176,12 @@ def _ingest(args: argparse.Namespace) -> int:
         )
     )
     print(json.dumps(report, indent=2))
-    return 0 if not report.get("failures") else 1  # IngestReport.as_dict's key
+    if not report.get("documents_seen") and not report.get("failures"):  # IngestReport keys
+        # an empty file or folder is most likely the wrong path or --format: say so
+        sources = ", ".join(str(source) for source in args.source)
+        print(f"ingest: no documents in {sources}; nothing was written", file=sys.stderr)
+        return 1
+    return 0 if not report.get("failures") else 1
 
 
 def _delete(args: argparse.Namespace) -> int:
@@ -184,7 +189,15 @@ def _delete(args: argparse.Namespace) -> int:
 
     outcome = asyncio.run(delete_sources(_load(args), args.document_id, args.kb))
     print(json.dumps(outcome, indent=2))
-    return 0 if not outcome["not_found"] and not outcome["other_kb"] else 1
+    if outcome["not_found"]:
+        # not an error: nothing of these ids is left (a re-run after an interrupted or
+        # finished delete lands here), but a mistyped id should not pass unseen
+        print(f"delete: not registered (nothing of them is stored now): "
+              f"{', '.join(outcome['not_found'])}", file=sys.stderr)
+    if outcome["other_kb"]:
+        print(f"delete: refused, registered in another kb than --kb {args.kb}: "
+              f"{', '.join(outcome['other_kb'])}", file=sys.stderr)
+    return 1 if outcome["other_kb"] else 0
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -163,13 +163,21 @@ def data_dir(docs_dir, tmp_path_factory) -> Path:
     return folder
 
 
-def test_delete_removes_a_kbs_documents_and_names_what_it_did_not_find(docs_dir, tmp_path):
+def test_delete_removes_a_kb_and_names_ids_not_found_or_refused(docs_dir, tmp_path):
     folder = tmp_path / "data"
     assert run_cli("ingest", str(docs_dir), "--kb", "wrong", "--data-dir", str(folder)
                    ).returncode == 0
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    nothing = run_cli("ingest", str(empty), "--kb", "wrong", "--data-dir", str(folder))
+    assert nothing.returncode == 1 and f"no documents in {empty}" in nothing.stderr
     missing = run_cli("delete", "no-such-doc", "--data-dir", str(folder))
-    assert missing.returncode == 1, missing.stderr[-3000:]
+    assert missing.returncode == 0, missing.stderr[-3000:]  # nothing of it is stored
     assert json.loads(missing.stdout)["not_found"] == ["no-such-doc"]
+    assert "not registered (nothing of them is stored now): no-such-doc" in missing.stderr
+    refused = run_cli("delete", "metformin.md", "--kb", "other",
+                      "--data-dir", str(folder))
+    assert refused.returncode == 1 and "refused" in refused.stderr, refused.stderr[-3000:]
     done = run_cli("delete", "--kb", "wrong", "--data-dir", str(folder))
     assert done.returncode == 0, done.stderr[-3000:]
     outcome = json.loads(done.stdout)

@@ -23,7 +23,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from deployments.config import AppConfig
-from pipeline.errors import BackendUnavailable
+from pipeline.errors import BackendUnavailable, InvalidRequest
 
 __all__ = ["TEXT_CHARS", "query", "render_results", "search_in_process"]
 
@@ -111,9 +111,11 @@ def _quiet_model_loading() -> None:
 async def _search(config: AppConfig, body: dict[str, Any]) -> dict[str, Any]:
     from deployments.inprocess import in_process_service
     from deployments.service import Principal
+    from pipeline.request_checks import check_request
     from pipeline.schema import SearchRequest
 
-    request = SearchRequest.model_validate(body)
+    # the configured bounds too before the stores and models start (seconds, not ms)
+    request = check_request(config.pipeline, SearchRequest.model_validate(body))
     async with in_process_service(config) as running:
         principal = Principal(name="local", kb_ids=None, admin=True)
         response = await running.service.search(request, principal)
@@ -128,6 +130,8 @@ def search_in_process(config: AppConfig, body: dict[str, Any]) -> dict[str, Any]
 
     Raises:
         ValueError: the body is not a valid ``SearchRequest`` (pydantic names the field).
+        pipeline.errors.InvalidRequest: a bound of the configuration is exceeded (checked
+            before the stores start).
         pipeline.errors.BackendUnavailable: a store does not come up.
         models.errors.ModelNotAvailableError: a model cannot be loaded.
     """
@@ -184,6 +188,9 @@ def query(
         )
         try:
             data = search_in_process(config, body)
+        except InvalidRequest as invalid:  # as the service's 422 would say
+            errors.print(Text(f"invalid request: {invalid}", style="red"))
+            return 1
         except BackendUnavailable as store_error:
             errors.print(Text(f"in-process search failed: {store_error}", style="red"))
             return 1

@@ -17,13 +17,14 @@ import numpy as np
 
 from pipeline.context import SearchContext, Stage
 from pipeline.embeddings import EmbeddingService
-from pipeline.errors import BackendUnavailable, DeadlineExceeded, InvalidRequest
+from pipeline.errors import BackendUnavailable, DeadlineExceeded
 from pipeline.expansion import expand
 from pipeline.fusion import dedupe_cross_collection, inject_supplement_candidates, merge_rrf
 from pipeline.intent import detect_retrieval_intent
 from pipeline.pagination import assemble_response
 from pipeline.plan_recall import PlanRecall, PlanResult
 from pipeline.ports import RetrieverPorts
+from pipeline.request_checks import check_request
 from pipeline.routing import (
     BiomedQueryRouteClassifier,
     general_default_route,
@@ -91,45 +92,12 @@ class Retriever:
     # -- request checks -------------------------------------------------------------------
 
     def validate(self, request: SearchRequest, has_image: bool = False) -> None:
-        """Check the bounds that come from configuration (R-REQ-1), and that an image
-        search (an upload, or ``route_mode: visual``) has an image collection to search.
+        """:func:`pipeline.request_checks.check_request` with this retriever's settings.
 
         Raises:
-            InvalidRequest: naming the field that is out of range; ``image`` or
-                ``route_mode`` when the profile enables no image collection (the image
-                would otherwise be ignored and the answer be a text search's, or none).
+            InvalidRequest: naming the field that is out of range.
         """
-        limits = self.settings.request
-        if len(request.query) > limits.max_query_chars:
-            raise InvalidRequest(
-                "query", f"longer than {limits.max_query_chars} characters ({len(request.query)})"
-            )
-        page_size = request.page_size or self.settings.final_top_k
-        if page_size > limits.max_page_size:
-            raise InvalidRequest("page_size", f"must be <= {limits.max_page_size}")
-        if request.page > limits.max_page:
-            raise InvalidRequest("page", f"must be <= {limits.max_page}")
-        if request.top_k > limits.top_k:
-            raise InvalidRequest("top_k", f"must be <= {limits.top_k}")
-        if request.collections is not None:
-            enabled = self.settings.enabled_collections()
-            unknown = sorted(set(request.collections) - set(enabled))
-            if unknown:
-                raise InvalidRequest(
-                    "collections",
-                    f"unknown or disabled: {', '.join(unknown)}; enabled: {', '.join(enabled)}",
-                )
-        wants_images = "image" if has_image else None
-        if request.route_mode == "visual" and not has_image:
-            wants_images = "route_mode"
-        if wants_images and not any(
-            spec.modality == "image" for spec in self.settings.enabled_collections().values()
-        ):
-            raise InvalidRequest(
-                wants_images,
-                "image search is off: this deployment's profile enables no image collection "
-                "(visual, radiology or pathology)",
-            )
+        check_request(self.settings, request, has_image)
 
     # -- the flow -------------------------------------------------------------------------
 
@@ -152,7 +120,7 @@ class Retriever:
             BackendUnavailable: every plan failed (stores or models down).
             DeadlineExceeded: the deadline passed before results were assembled.
         """
-        self.validate(request, has_image=image is not None)
+        request = check_request(self.settings, request, has_image=image is not None)
         deadline = deadline or (time.monotonic() + self.settings.budgets.request_ms / 1000.0)
         trace: list[StageTrace] = []
         intent = self._intent(request.query, trace)

@@ -248,12 +248,19 @@ class SearchRequest(BaseModel):
     kb_ids: list[str] = Field(default_factory=list, max_length=64)
     document_ids: list[str] = Field(default_factory=list, max_length=4096)
     tags: list[str] = Field(default_factory=list, max_length=64)
-    page: int = Field(1, ge=1, le=1000)
+    # the upper bounds of page, page_size and top_k are configuration (request.*), checked
+    # by Retriever.validate: a fixed schema cap as well told a client "<= 1000" for 1001
+    # and then "<= 100" for 1000
+    page: int = Field(1, ge=1, description="at most request.max_page (1000 by default)")
     page_size: int | None = Field(
-        None, ge=1, le=1000,
+        None, ge=1,
         description="default: final_top_k (5); at most request.max_page_size (100 by default)",
     )
-    top_k: int = Field(1024, ge=1, le=1024, description="candidate pool cap")
+    top_k: int = Field(
+        1024, ge=1,
+        description="candidate pool cap; at most request.top_k (1024 by default), which is "
+        "also the default when the field is left out",
+    )
     similarity_threshold: float | None = Field(
         None,
         ge=0.0,

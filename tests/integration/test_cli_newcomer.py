@@ -216,6 +216,16 @@ def test_query_without_a_service_answers_from_the_data_dir(data_dir):
     assert "lactic acidosis" in " ".join(" ".join(text) for _, text in results).lower()
 
 
+def test_query_in_process_checks_the_configured_bounds_before_starting_stores(tmp_path):
+    empty = tmp_path / "data"
+    empty.mkdir()
+    done = run_cli("query", "metformin", "--page-size", "500", "--data-dir", str(empty),
+                   "--url", no_service_url())
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "invalid request: page_size: must be <= 100" in done.stderr, done.stderr[-3000:]
+    assert not any(empty.iterdir())  # no embedded server was set up there
+
+
 def test_query_results_stay_readable_at_80_columns(data_dir):
     done = run_cli(
         "query",

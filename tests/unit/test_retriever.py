@@ -278,20 +278,29 @@ async def test_supplement_injects_entity_anchored_hits(stores, vocabulary):
 
 
 @pytest.mark.parametrize(
-    ("field", "request_kwargs", "settings"),
+    ("field", "request_kwargs", "settings", "message"),
     [
-        ("query", {"query": "x" * 50}, {"request": {"max_query_chars": 10}}),
-        ("page_size", {"query": "x", "page_size": 500}, {}),
-        ("top_k", {"query": "x", "top_k": 100}, {"request": {"top_k": 50}}),
+        ("query", {"query": "x" * 50}, {"request": {"max_query_chars": 10}}, "10 characters"),
+        ("page_size", {"query": "x", "page_size": 500}, {}, "<= 100"),
+        # past the old fixed schema cap (1000) the message still gives the configured one
+        ("page_size", {"query": "x", "page_size": 5000}, {}, "<= 100"),
+        ("page", {"query": "x", "page": 10**6}, {"request": {"max_page": 2000}}, "<= 2000"),
+        ("top_k", {"query": "x", "top_k": 100}, {"request": {"top_k": 50}}, "<= 50"),
     ],
 )
 async def test_configured_bounds_name_the_field(
-    stores, vocabulary, field, request_kwargs, settings
+    stores, vocabulary, field, request_kwargs, settings, message
 ):
     retriever = make_retriever(stores, vocabulary, **settings)
     with pytest.raises(InvalidRequest) as caught:
         await retriever.search(SearchRequest(**request_kwargs))
-    assert caught.value.field == field
+    assert caught.value.field == field and message in str(caught.value)
+
+
+async def test_a_lower_configured_top_k_is_the_default_not_an_error(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary, request={"top_k": 3})
+    response = await retriever.search(SearchRequest(query="olaparib", page_size=5))
+    assert 0 < response.total <= 3
 
 
 async def test_tier1_reuses_stored_vectors(stores, vocabulary):

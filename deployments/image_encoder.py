@@ -22,14 +22,31 @@ __all__ = ["ImageEncoderDeployment", "encode_image_batch"]
 def encode_image_batch(
     models: dict[str, Any], requests: Sequence[ImageRequest]
 ) -> list[np.ndarray]:
-    """One model call per (role, images/texts) group, split back per request, in order."""
-    results: list[np.ndarray] = []
-    for request in requests:
-        model = models[request.role]
-        if request.images:
-            results.append(np.asarray(model.encode_images(list(request.images)), np.float32))
+    """Run a batch: one model call per (role, images or texts) group over every request's
+    items, split back per request, in order. ``(n_i, d)`` float32 each, L2-normalised.
+
+    Raises:
+        KeyError: a role this replica does not serve.
+        models.errors.ModelInputError: bytes that do not decode as an image, or texts for
+            a model with no text tower (R-XM-2); the batcher then runs the batch again
+            request by request, so only the caller at fault fails.
+    """
+    groups: dict[tuple[str, bool], list[int]] = {}
+    for index, request in enumerate(requests):
+        groups.setdefault((request.role, bool(request.images)), []).append(index)
+    results: list[np.ndarray] = [np.zeros((0, 0), np.float32)] * len(requests)
+    for (role, of_images), indexes in groups.items():
+        model = models[role]
+        if of_images:
+            vectors = model.encode_images([image for i in indexes for image in requests[i].images])
         else:
-            results.append(np.asarray(model.encode_texts(list(request.texts)), np.float32))
+            vectors = model.encode_texts([text for i in indexes for text in requests[i].texts])
+        vectors = np.asarray(vectors, np.float32)
+        start = 0
+        for i in indexes:
+            count = len(requests[i].images) or len(requests[i].texts)
+            results[i] = vectors[start : start + count]
+            start += count
     return results
 
 

@@ -152,3 +152,39 @@ class TestTimmImageEncoder:
         }
         with pytest.raises(ModelNotAvailableError):
             resolve_layer_references({"act_layer": "os.system"}, spec)
+
+
+class CountingCalls:
+    """The real encoder, counting its model calls (the batch must make one per group)."""
+
+    def __init__(self, model: OpenClipEncoder) -> None:
+        self.model, self.calls = model, 0
+
+    def encode_images(self, images: list[bytes]) -> np.ndarray:
+        self.calls += 1
+        return self.model.encode_images(images)
+
+    def encode_texts(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        return self.model.encode_texts(texts)
+
+
+def test_a_replica_batch_makes_one_call_per_role_and_kind(clip_encoder: OpenClipEncoder) -> None:
+    from deployments.batching import ImageRequest
+    from deployments.image_encoder import encode_image_batch
+
+    model = CountingCalls(clip_encoder)
+    requests = [
+        ImageRequest("biomedclip", images=tuple(IMAGES[:2])),
+        ImageRequest("biomedclip", texts=("chest x-ray",)),
+        ImageRequest("biomedclip", images=(IMAGES[2],)),
+        ImageRequest("biomedclip", texts=("lung", "egfr kinase inhibitor")),
+    ]
+    vectors = encode_image_batch({"biomedclip": model}, requests)
+    assert model.calls == 2
+    assert [v.shape for v in vectors] == [(2, CLIP_DIMENSION), (1, CLIP_DIMENSION),
+                                         (1, CLIP_DIMENSION), (2, CLIP_DIMENSION)]
+    for request, got in zip(requests, vectors, strict=True):
+        alone = (clip_encoder.encode_images(list(request.images)) if request.images
+                 else clip_encoder.encode_texts(list(request.texts)))
+        np.testing.assert_allclose(got, alone, atol=1e-5)

@@ -123,10 +123,14 @@ class SearchService:
         unscoped request is scoped to them; asking for another one is forbidden.
 
         Raises:
-            Forbidden: the request names a knowledge base the key may not read.
+            Forbidden: the request names a knowledge base the key may not read, or the
+                key may read none (``kb_ids: []``).
         """
         if principal.kb_ids is None:
             return request
+        if not principal.kb_ids:  # an empty scope is no access, not an unscoped search
+            raise Forbidden(f"key {principal.name!r} may read no knowledge base "
+                            "(its auth.api_keys[].kb_ids is empty)")
         if not request.kb_ids:
             return request.model_copy(update={"kb_ids": sorted(principal.kb_ids)})
         denied = sorted(set(request.kb_ids) - principal.kb_ids)

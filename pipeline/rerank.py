@@ -138,6 +138,7 @@ async def post_rrf_rerank(
     if policy == RerankPolicy.NONE or not text_nodes or cross_encoder is None:
         return _first_stage_order(text_nodes, image_nodes, first, ["rerank_t2_passthrough"])
     decision = "rerank_t2_general" if policy == RerankPolicy.GENERAL else "rerank_t2_domain"
+    skipped = None
     try:
         raw = np.asarray(await cross_encoder(query, text_nodes), dtype=np.float32).reshape(-1)
     except Exception as error:  # R-T2-4: any scorer failure falls back, never raises
@@ -167,14 +168,17 @@ async def post_rrf_rerank(
     else:
         scored = _fuse(text_nodes, ce, first, query, intent, vocabulary, settings)
         if intent.workflow == "chemical" and chemical_scores is not None:
-            scored = await _chemical_rescore(scored, chemical_scores)
+            try:
+                scored = await _chemical_rescore(scored, chemical_scores)
+            except Exception as error:  # R-T2-4: the fused order stands, the skip recorded
+                skipped = f"rerank_t2_9_skipped: {type(error).__name__}: {error}"
     order = sorted(
         range(len(scored)),
         key=lambda i: (-scored[i].score_parts["similarity"], -scored[i].score, i),
     )
     return Tier2Outcome(
         nodes=[*(scored[i] for i in order), *_unscored(image_nodes)],
-        decisions=[decision],
+        decisions=[decision] if skipped is None else [decision, skipped],
         scored=len(scored),
     )
 

@@ -27,6 +27,8 @@ KEYS = [
     {"name": "all-reader", "key": "key-all", "kb_ids": ["*"]},
     # an admin key scoped to one kb for search still sees every row and the stats
     {"name": "ops", "key": "key-ops", "kb_ids": ["clinic"], "admin": True},
+    # no knowledge base yet: no search may run (an empty scope once meant every kb)
+    {"name": "pending", "key": "key-none", "kb_ids": []},
 ]
 
 
@@ -170,3 +172,11 @@ async def test_store_count_filters_by_kb(config_data, endpoints, ingested):
         )
         assert await store.count("biomed_text", kb_names=[]) == 0
         assert await store.count("biomed_text", kb_names=['nope" or kb_name != "']) == 0
+
+
+@pytest.mark.parametrize("kb_ids", [[], ["clinic"]])
+async def test_a_key_with_no_kbs_may_search_none(client, kb_ids):
+    response = await client.post("/v1/search", headers=auth("key-none"),
+                                 json={"query": "osimertinib side effects", "kb_ids": kb_ids})
+    assert response.status_code == 403, response.text
+    assert "may read no knowledge base" in response.json()["message"]

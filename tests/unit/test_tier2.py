@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.errors import BackendUnavailable
 from pipeline.rerank import (
     boost_terms_for_query,
     first_stage_evidence,
@@ -351,3 +352,28 @@ async def test_a2_image_in_the_window_goes_last_and_does_not_zero_the_rest(vocab
     similarities = [item.score_parts["similarity"] for item in ranked]
     assert similarities == sorted(similarities, reverse=True)
     assert similarities[1] > 0 and similarities[-1] == 0.0
+
+
+async def test_r_t2_4_a_failing_molformer_keeps_the_fused_order(vocabulary):
+    chemical = QueryRetrievalIntent(workflow="chemical", require_entity_match=True)
+    nodes = [
+        hit("mol", text="osimertinib compound", primary_drugs=["osimertinib"], smiles="C"),
+        hit("other", text="unrelated"),
+    ]
+
+    async def molformer_down(items):
+        raise BackendUnavailable("Encoder-molformer: no replica")
+
+    outcome = await rerank(
+        nodes,
+        "osimertinib compound",
+        chemical,
+        vocabulary,
+        scores_by_id({"mol": 1.0, "other": 0.0}),
+        chemical_scores=molformer_down,
+    )
+    assert ids(outcome.nodes) == ["mol", "other"]  # the fused (cross-encoder) order
+    assert outcome.decisions == [
+        "rerank_t2_domain",
+        "rerank_t2_9_skipped: BackendUnavailable: Encoder-molformer: no replica",
+    ]

@@ -127,9 +127,9 @@ class BatchPlan:
 
     per_collection: dict[str, tuple[CollectionSpec, list[ChunkDraft]]] = field(default_factory=dict)
     records: dict[str, DocumentRecord] = field(default_factory=dict)
-    #: collections the registry lists for these documents from earlier ingests (a
-    #: changed document may go to other collections now: its old chunks go too)
+    #: collections the registry lists for them (a changed document's old chunks go too)
     stored_collections: set[str] = field(default_factory=set)
+    replaced: list[str] = field(default_factory=list)  #: registered ids being rewritten
 
 
 class IngestRunner:
@@ -254,6 +254,7 @@ class IngestRunner:
                 continue
             if earlier is not None:
                 plan.stored_collections.update(earlier.collections)
+                plan.replaced.append(doc_id)
             filled = [self._backfill_smiles(r) for r in recs]
             profile = document_profile(filled, self.vocabulary, self.settings)
             targets = target_collections(profile, self.settings)
@@ -271,17 +272,19 @@ class IngestRunner:
         return plan
 
     async def delete_stale(self, plan: BatchPlan) -> None:
-        """Delete whatever is stored of the plan's documents from the collections they are
-        written to now and those the registry lists for them, before their new chunks go
-        in: a changed document's old chunks (also where it no longer goes), and a new
-        (unregistered) document's chunks left by an interrupted run, which the new chunk
-        ids would not all overwrite if its source has fewer chunks now.
+        """Delete whatever is stored of the plan's documents before their new chunks go in:
+        a changed document's registry row first (else a run that fails after this would
+        leave it registered under its old hash, and a re-run would skip it as unchanged),
+        then its chunks from the collections it goes to now and those the registry listed;
+        a new document's chunks left by an interrupted run go too.
 
         Raises:
-            pipeline.errors.BackendUnavailable: the store does not answer.
+            pipeline.errors.BackendUnavailable: a store does not answer.
         """
         if not plan.records:
             return
+        if plan.replaced:
+            await self.registry.delete_documents(plan.replaced)
         for name in sorted(set(plan.per_collection) | plan.stored_collections):
             await self.store.delete_documents(name, list(plan.records))
 

@@ -239,3 +239,28 @@ async def test_a_document_refused_for_another_kb_goes_there_once_removed_from_it
     assert again["removed"] == ids[1:] and again["not_found"] == ids[:1]
     assert await _rows(store, config) == {}  # the unregistered one's chunks went too
     assert await registry.count_documents("other-kb") == 0
+
+
+async def test_a_rewrite_that_fails_midway_is_redone_by_the_next_run(
+    store, registry, config, encoders
+):
+    """A changed document loses its old chunks before the new ones are written; if the
+    run then fails, its registry row must not still say 'stored, old hash', or
+    re-ingesting the old text would be skipped as unchanged with no chunk left."""
+    from pipeline.ingest.records import SourceRecord
+
+    kb, doc = "rewrite-kb", "rewrite-kb/leaflet"
+    await registry.delete_documents([doc])
+    text = "Osimertinib (Tagrisso) side effects: diarrhoea, rash and interstitial lung disease."
+    old = SourceRecord(doc, "Tagrisso leaflet", text, section_title="Possible side effects",
+                       drugs=("osimertinib",))
+    new = SourceRecord(doc, "Tagrisso leaflet", text + " Tell your doctor about eye problems.",
+                       section_title="Possible side effects", drugs=("osimertinib",))
+    first = await _runner(store, registry, encoders, config).run([old], kb)
+    assert first.documents_written == 1
+    crashing = {role: FailingAfter(encoder, calls=0) for role, encoder in encoders.items()}
+    with pytest.raises(BackendUnavailable):
+        await _runner(store, registry, crashing, config).run([new], kb)
+    again = await _runner(store, registry, encoders, config).run([old], kb)
+    assert again.documents_written == 1 and again.documents_unchanged == 0
+    assert await store.count("biomed_text", kb_names=[kb]) > 0

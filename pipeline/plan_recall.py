@@ -18,7 +18,7 @@ import numpy as np
 
 from pipeline.context import SearchContext, Stage, Stopwatch, bounded
 from pipeline.embeddings import EmbeddingService, chemical_query_text, is_smiles_role
-from pipeline.errors import BackendUnavailable, InvalidInput
+from pipeline.errors import BackendUnavailable, InvalidInput, InvalidRequest
 from pipeline.expansion import expand
 from pipeline.fusion import merge_rrf
 from pipeline.hybrid import hybrid_fuse_dense_sparse
@@ -138,7 +138,10 @@ class PlanRecall:
             if encoder is None:  # R-XM-3: never substitute another image model
                 raise PlanSkipped(f"no image encoder for role {plan.encoder!r}")
             if context.image is not None:
-                return np.asarray(await encoder.encode_images([context.image]))[0]
+                try:
+                    return np.asarray(await encoder.encode_images([context.image]))[0]
+                except InvalidInput as error:  # the client's bytes: a 422, not a quiet skip
+                    raise InvalidRequest("image", f"cannot be read as an image: {error}") from error
             try:
                 return np.asarray(await encoder.encode_texts([context.query]))[0]
             except InvalidInput as error:  # R-XM-2: UNI2 has no text tower

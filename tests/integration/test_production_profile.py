@@ -199,6 +199,17 @@ def test_image_search_encodes_the_upload_with_the_image_models(app_url):
         assert _stage(body, f"plan:{name}")["degraded"] is False, _stage(body, f"plan:{name}")
 
 
+def test_an_upload_the_image_models_cannot_read_is_a_422_naming_image(app_url):
+    truncated = _png()[:60]  # a PNG signature and header, then nothing
+    response = httpx.post(
+        f"{app_url}/v1/search/image",
+        files={"image": ("slide.png", truncated, "image/png")},
+        timeout=120,
+    )
+    assert response.status_code == 422, response.text  # was 200 for the words "image search"
+    assert response.json()["fields"][0]["field"] == "image", response.text
+
+
 # -- the acceptance's command line: ``biomed-search serve --profile production`` ----------
 
 

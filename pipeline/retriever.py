@@ -126,7 +126,7 @@ class Retriever:
         intent = self._intent(request.query, trace)
         scope = request.scope()
         scope = None if scope.is_empty else scope
-        decision = await self._route(request, intent, scope, image is not None, trace)
+        decision = await self._route(request, intent, scope, image is not None, trace, deadline)
         context = SearchContext(
             request=request,
             query=request.query,
@@ -170,11 +170,14 @@ class Retriever:
         scope: ScopeFilter | None,
         has_image: bool,
         trace: list[StageTrace],
+        deadline: float,
     ) -> QueryRouteDecision:
         """SPEC.md section 3, then the request's own limits: the general default route
         for another namespace (R-RT-1), image plans for an upload, the ``collections``
         restriction."""
-        in_scope = await scope_collections(self.ports.registry, scope, trace)
+        in_scope = await scope_collections(
+            self.ports.registry, scope, trace, self.settings.budgets.plan_ms, deadline
+        )
         stage = Stage("routing", items_in=1)
         decision = self.router.route(
             request.query,

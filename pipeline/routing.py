@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pipeline.context import Stage
+from pipeline.context import Stage, bounded
 from pipeline.errors import BackendUnavailable
 from pipeline.intent import detect_retrieval_intent, smiles_tokens
 from pipeline.ports import DocumentRegistry
@@ -280,17 +280,23 @@ def with_image_plans(
 
 
 async def scope_collections(
-    registry: DocumentRegistry | None, scope: ScopeFilter | None, trace: list[StageTrace]
+    registry: DocumentRegistry | None,
+    scope: ScopeFilter | None,
+    trace: list[StageTrace],
+    budget_ms: float = float("inf"),
+    deadline: float = float("inf"),
 ) -> list[tuple[str, str]]:
     """The ``(collection, encoder)`` pairs of the scope's documents from the registry
     (R-RT-12), traced as stage ``scope``; ``[]`` without a scope or registry, or when the
-    registry fails (the stage is then marked degraded)."""
+    registry fails or takes over ``budget_ms`` (ms) or past ``deadline``
+    (``time.monotonic()`` s): the stage is then marked degraded, and the request goes on
+    with the route alone rather than spend its time waiting for PostgreSQL."""
     if scope is None or registry is None:
         return []
     stage = Stage("scope", items_in=1)
     try:
-        pairs = await registry.collections_for_scope(scope)
-    except (OSError, BackendUnavailable) as error:
+        pairs = await bounded(registry.collections_for_scope(scope), budget_ms, deadline)
+    except (OSError, BackendUnavailable, TimeoutError) as error:
         trace.append(stage.failed(error))
         return []
     trace.append(stage.done(len(pairs), [f"{c}/{e}" for c, e in pairs]))

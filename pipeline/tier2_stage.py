@@ -129,7 +129,7 @@ class Tier2Stage:
             return outcome.nodes
         window_size = rerank_window(context.page_size, request.top_k, settings)
         window = first_stage[:window_size]
-        window = await self._backfill_names(window, trace)
+        window = await self._backfill_names(window, trace, context.deadline)
         scorer = self._scorer()
         try:
             outcome = await bounded(
@@ -299,9 +299,10 @@ class Tier2Stage:
         return scores
 
     async def _backfill_names(
-        self, nodes: list[NodeWithScore], trace: list[StageTrace]
+        self, nodes: list[NodeWithScore], trace: list[StageTrace], deadline: float
     ) -> list[NodeWithScore]:
-        """R-T2-10: fill missing ``file_name`` / ``document_name`` from the registry."""
+        """R-T2-10: fill missing ``file_name`` / ``document_name`` from the registry, within
+        the plan budget and the deadline (a slow registry leaves them missing)."""
         missing = sorted(
             {
                 str(item.node.metadata.get("document_id"))
@@ -316,8 +317,10 @@ class Tier2Stage:
             return nodes
         stage = Stage("backfill", items_in=len(missing))
         try:
-            records = await self.registry.lookup_documents(missing)
-        except (OSError, BackendUnavailable, RuntimeError) as error:
+            records = await bounded(
+                self.registry.lookup_documents(missing), self.settings.budgets.plan_ms, deadline
+            )
+        except (OSError, BackendUnavailable, RuntimeError, TimeoutError) as error:
             trace.append(stage.failed(error))
             return nodes
         filled = []

@@ -148,6 +148,30 @@ async def test_slow_plan_times_out_and_is_recorded(stores, vocabulary):
     assert "plan_timeout" in chemical.decisions
 
 
+async def test_a_stalled_registry_degrades_scope_and_names_instead_of_failing(
+    stores, vocabulary
+):
+    """PostgreSQL waiting on its pool (down, or wedged) must not use up the request:
+    the scope lookup and the Tier-2 name back-fill give up at the plan budget."""
+    store, registry = stores
+
+    class Stalled(type(registry)):
+        async def collections_for_scope(self, scope):
+            await asyncio.sleep(30)
+
+        async def lookup_documents(self, document_ids):
+            await asyncio.sleep(30)
+
+    stalled = Stalled()
+    stalled.__dict__.update(registry.__dict__)  # the same registered documents
+    retriever = make_retriever((store, stalled), vocabulary, budgets={"plan_ms": 200})
+    response = await retriever.search(
+        SearchRequest(query="osimertinib side effects", kb_ids=["labels"])
+    )
+    scope = next(stage for stage in response.trace if stage.name == "scope")
+    assert scope.degraded and response.chunks  # the route alone still answers
+
+
 async def test_cross_encoder_never_sees_more_than_the_cap(stores, vocabulary):
     cross_encoder = OverlapCrossEncoder()
     retriever = make_retriever(

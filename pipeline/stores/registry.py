@@ -97,7 +97,8 @@ class PostgresDocumentRegistry:
         """Open the pool (waiting for ``min_size`` connections) and apply migrations.
 
         Raises:
-            BackendUnavailable: no connection within ``timeout_s``.
+            BackendUnavailable: no connection within ``timeout_s``, or the migrations
+                cannot be applied (a role without CREATE rights, an edited migration).
         """
         if self._opened:
             return
@@ -111,6 +112,9 @@ class PostgresDocumentRegistry:
         if self.migrate_on_open:
             try:
                 await self.migrate()
+            except (psycopg.Error, RuntimeError) as error:  # an answer, not a bare 500
+                await self.close()
+                raise BackendUnavailable(f"PostgreSQL registry migrations: {error}") from error
             except BaseException:
                 await self.close()
                 raise

@@ -311,9 +311,10 @@ async def test_changed_migration_is_refused(
         assert await opened.migrate() == []
     first = sorted(directory.glob("*.sql"))[0]
     first.write_text(first.read_text() + "\n-- edited\n")
-    with pytest.raises(RuntimeError, match="changed"):
+    with pytest.raises(BackendUnavailable, match="changed") as caught:
         async with PostgresDocumentRegistry(dsn, migrations_dir=directory):
             pass
+    assert isinstance(caught.value.__cause__, RuntimeError)
 
 
 async def test_unreachable_server_raises_backend_unavailable(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ Serve replica they carry the replica's tags; outside Ray they record nothing.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -49,6 +50,8 @@ BATCH_BOUNDARIES: list[float] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
 #: ``workflow`` tag of a request that produced no search response (an error, or not a
 #: search endpoint).
 NO_WORKFLOW = "none"
+#: the status recorded for a request whose client went away first (nginx's convention)
+CLIENT_CLOSED = 499
 #: Decision suffixes that name the fallback a degraded stage took.
 _FALLBACK_SUFFIXES = ("_failed", "_timeout", "_skipped")
 
@@ -197,6 +200,10 @@ class RequestMetricsMiddleware:
 
         try:
             await self.app(scope, receive, send_status)
+        except asyncio.CancelledError:  # the client went away: not a server error
+            if status == 500:
+                status = CLIENT_CLOSED
+            raise
         finally:
             self._record(scope, status)
 

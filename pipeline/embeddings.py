@@ -8,6 +8,7 @@ own metric."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -97,13 +98,19 @@ class EmbeddingService:
         task = self._cache.get(key)
         if task is None and in_request is not None:
             task = in_request.get(key)
-        if task is not None and not (task.done() and task.exception() is not None):
+        if task is not None and not (
+            task.done() and (task.cancelled() or task.exception() is not None)
+        ):
             if key in self._cache:
                 self._cache.move_to_end(key)
             self.cache_hits += 1
         else:
             self.cache_misses += 1
-            task = asyncio.ensure_future(self._encode_one(role, text))
+            # a fresh context: the call is shared, so it must not be a child of this
+            # request's context (Ray Serve cancels those when this request's client leaves)
+            task = asyncio.get_running_loop().create_task(
+                self._encode_one(role, text), context=contextvars.Context()
+            )
             if self.settings.query_cache_size > 0:
                 self._cache[key] = task
                 while len(self._cache) > self.settings.query_cache_size:

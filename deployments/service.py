@@ -14,6 +14,7 @@ from deployments.config import AppConfig
 from deployments.stores import StoreEndpoints, collection_metrics, open_stores
 from pipeline.errors import BackendUnavailable, Forbidden, InvalidRequest, Unauthorized
 from pipeline.ports import HealthCheck, ModelPorts, RetrieverPorts
+from pipeline.request_checks import check_request
 from pipeline.retriever import Retriever
 from pipeline.schema import SearchRequest, SearchResponse
 
@@ -151,10 +152,13 @@ class SearchService:
             DeadlineExceeded: the request timeout passed.
         """
         named_kbs = request.kb_ids
-        request = self.authorise(request, principal)
+        # the request's time starts now, and a bad request is told so before any store
+        # is opened (opening waits up to the pool timeout when PostgreSQL is down)
+        deadline = time.monotonic() + self.config.serve.request_timeout_s
+        request = check_request(
+            self.config.pipeline, self.authorise(request, principal), image is not None
+        )
         retriever = await self._retriever()
-        timeout = self.config.serve.request_timeout_s
-        deadline = time.monotonic() + timeout
         response = await retriever.search(request, image=image, deadline=deadline)
         if response.total == 0 and named_kbs:
             response.warnings.extend(await self._empty_kb_warnings(named_kbs, deadline))

@@ -98,7 +98,9 @@ class EncoderDeployment:
     async def encode(
         self, role: str, texts: Sequence[str], titles: Sequence[str] | None = None
     ) -> np.ndarray:
-        """(n, d) float32 L2-normalised vectors of ``texts`` by ``role``, in order.
+        """(n, d) float32 vectors of ``texts`` by ``role``, in order: L2-normalised for
+        a ``cosine`` role, as the model gives them for an ``ip`` role (MedCPT;
+        ``EncoderSpec.normalize``).
 
         Raises:
             KeyError: a role this deployment does not serve.

@@ -3,7 +3,8 @@ runs them in a thread and exposes ``pipeline.ports``' async protocols).
 
 Vectors are numpy float32, shape ``(n, d)``: each row L2-normalised where the role's
 ``EncoderSpec.normalize`` is true (every ``cosine`` role), the model's raw output for an
-``ip`` role that turns it off (MedCPT query / article); scores are float32 ``(n,)``. Outputs are in input order; an empty input gives an empty array.
+``ip`` role that turns it off (MedCPT query / article); scores are float32 ``(n,)``.
+Outputs are in input order; an empty input gives an empty array.
 """
 
 from __future__ import annotations

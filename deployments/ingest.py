@@ -19,7 +19,7 @@ from deployments.local import load_local_models
 from deployments.stores import EmbeddedServers, collection_metrics, open_stores
 from pipeline.ingest.readers import read_source
 from pipeline.ingest.records import SourceRecord
-from pipeline.ingest.removal import remove_documents
+from pipeline.ingest.removal import remove_documents, remove_knowledge_base
 from pipeline.ingest.runner import IngestReport, IngestRunner
 from pipeline.vocabulary import default_vocabulary
 
@@ -187,15 +187,15 @@ async def delete_sources(
 
     Returns:
         ``removed`` / ``not_found`` / ``other_kb`` id lists
-        (:func:`pipeline.ingest.removal.remove_documents`) and ``documents_in_registry``.
+        (:func:`pipeline.ingest.removal.remove_documents`), with ``--kb`` and no ids
+        ``unregistered_chunks`` (:func:`~pipeline.ingest.removal.remove_knowledge_base`),
+        and ``documents_in_registry``.
 
     Raises:
         ValueError: neither ids nor a knowledge base given.
     """
     if not document_ids and kb_name is None:
         raise ValueError("give document ids, --kb, or both")
-    from pipeline.schema import ScopeFilter
-
     servers = EmbeddedServers(config)
     endpoints = servers.start()
     try:
@@ -203,12 +203,13 @@ async def delete_sources(
             store,
             registry,
         ):
-            ids = list(document_ids) or await registry.document_ids_for_scope(
-                ScopeFilter(kb_names=(kb_name,))
-            )
-            outcome = await remove_documents(
-                store, registry, ids, config.pipeline.enabled_collections(), kb_name
-            )
+            collections = config.pipeline.enabled_collections()
+            if document_ids or kb_name is None:
+                outcome = await remove_documents(
+                    store, registry, document_ids, collections, kb_name
+                )
+            else:  # a whole kb: its unregistered chunks too
+                outcome = await remove_knowledge_base(store, registry, kb_name, collections)
             documents = await registry.count_documents()
     finally:
         servers.stop()

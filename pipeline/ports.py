@@ -213,6 +213,11 @@ class IngestVectorStore(VectorStore, Protocol):
         """Delete every chunk of ``document_ids`` from ``collection``."""
         ...
 
+    async def delete_knowledge_base(self, collection: str, kb_name: str) -> int | None:
+        """Delete every chunk of knowledge base ``kb_name`` from ``collection``; how
+        many (None when the store does not say)."""
+        ...
+
 
 @runtime_checkable
 class IngestRegistry(DocumentRegistry, Protocol):
@@ -222,6 +227,10 @@ class IngestRegistry(DocumentRegistry, Protocol):
 
     async def delete_documents(self, document_ids: Sequence[str]) -> int:
         """Delete the rows of ``document_ids``; how many existed."""
+        ...
+
+    async def document_ids_for_scope(self, scope: ScopeFilter) -> list[str]:
+        """Ids of the documents in ``scope``, sorted; ``[]`` for an empty scope."""
         ...
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from pipeline.ports import IngestRegistry, IngestVectorStore
+from pipeline.schema import ScopeFilter
 
-__all__ = ["remove_documents"]
+__all__ = ["remove_documents", "remove_knowledge_base"]
 
 
 async def remove_documents(
@@ -48,3 +49,35 @@ async def remove_documents(
         for name in sorted(names):
             await store.delete_documents(name, doomed + unregistered)
     return {"removed": doomed, "not_found": unregistered, "other_kb": other}
+
+
+async def remove_knowledge_base(
+    store: IngestVectorStore,
+    registry: IngestRegistry,
+    kb_name: str,
+    collections: Iterable[str],
+) -> dict[str, object]:
+    """Remove every document of ``kb_name`` (:func:`remove_documents` on its registered
+    ids), then every chunk still labelled ``kb_name`` in ``collections`` and in the
+    collections the registry lists for the kb: the chunks of documents an ingest cut
+    short stored but never registered, which no id look-up finds.
+
+    Returns:
+        :func:`remove_documents`' lists and ``unregistered_chunks`` (chunks of the kb
+        left after its registered documents went; None when the store does not count).
+
+    Raises:
+        pipeline.errors.BackendUnavailable: a store does not answer.
+    """
+    scope = ScopeFilter(kb_names=(kb_name,))
+    listed = {name for name, _ in await registry.collections_for_scope(scope)}
+    ids = await registry.document_ids_for_scope(scope)
+    outcome: dict[str, object] = dict(
+        await remove_documents(store, registry, ids, collections, kb_name)
+    )
+    swept: int | None = 0
+    for name in sorted(listed.union(collections)):
+        count = await store.delete_knowledge_base(name, kb_name)
+        swept = None if swept is None or count is None else swept + count
+    outcome["unregistered_chunks"] = swept
+    return outcome

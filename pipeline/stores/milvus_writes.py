@@ -115,20 +115,45 @@ class MilvusWritesMixin:
         """
         if not document_ids or await self.describe(collection) is None:
             return
-        removed = False
-        for chunk in chunked(document_ids, self.max_ids_per_expression):
-            expression = in_list("document_id", chunk)
-            physical = self.physical_name(collection)
+        expressions = [
+            in_list("document_id", chunk)
+            for chunk in chunked(document_ids, self.max_ids_per_expression)
+        ]
+        await self._delete_matching(collection, expressions)
+
+    async def delete_knowledge_base(self, collection: str, kb_name: str) -> int | None:
+        """Delete every node of knowledge base ``kb_name`` (``kb_name`` field), registered
+        or not: ``biomed-search delete --kb`` sweeps up the chunks an ingest cut short
+        stored before registering their document. Flushed like :meth:`delete_documents`.
+
+        Returns:
+            The nodes deleted, None when the server does not say; 0 for a missing
+            collection.
+
+        Raises:
+            ValueError: an invalid name (see ``expressions.quote_value``).
+            BackendUnavailable: the server does not answer.
+        """
+        if await self.describe(collection) is None:
+            return 0
+        return await self._delete_matching(collection, [in_list("kb_name", [kb_name])])
+
+    async def _delete_matching(self, collection: str, expressions: Sequence[str]) -> int | None:
+        """Delete the rows each filter expression matches; the count (None if unknown)."""
+        physical = self.physical_name(collection)
+        total: int | None = 0
+        for expression in expressions:
             result = await self._run(
                 "delete",
                 collection,
                 lambda: self._client().delete(physical, filter=expression),  # noqa: B023
             )
             count = result.get("delete_count") if isinstance(result, dict) else None
-            removed = removed or count is None or count > 0  # unknown count: flush
+            total = None if total is None or count is None else total + count
         # a first ingest deletes nothing here for every batch: no flush for that
-        if self.flush_after_upsert and removed:
+        if self.flush_after_upsert and total != 0:  # unknown count: flush
             await self.flush(collection)
+        return total
 
     # -- reads -------------------------------------------------------------------------
     async def fetch(

@@ -264,3 +264,35 @@ async def test_a_rewrite_that_fails_midway_is_redone_by_the_next_run(
     again = await _runner(store, registry, encoders, config).run([old], kb)
     assert again.documents_written == 1 and again.documents_unchanged == 0
     assert await store.count("biomed_text", kb_names=[kb]) > 0
+
+
+async def test_removing_a_kb_also_removes_its_unregistered_chunks(
+    store, registry, config, encoders, records
+):
+    """``delete --kb``: an ingest cut short stores chunks before it registers their
+    document; no registry look-up finds them, so the kb sweep must, and it must leave
+    another kb's chunks alone."""
+    from pipeline.ingest.records import SourceRecord
+    from pipeline.ingest.removal import remove_knowledge_base
+
+    neighbour = SourceRecord("notes/kettle", "Aspirin notes", "Aspirin reduces fever and "
+                             "pain; take it with food to spare the stomach lining.")
+    await _reset(store, registry, config, [*records, neighbour])
+    await _runner(store, registry, encoders, config).run(records, "drug-kb")
+    await _runner(store, registry, encoders, config).run([neighbour], "notes-kb")
+    ids = sorted({r.document_id for r in records})
+    collections = config.pipeline.enabled_collections()
+
+    async def kb_rows(kb: str) -> int:
+        return sum([await store.count(name, kb_names=[kb]) for name in collections])
+
+    neighbour_rows = await kb_rows("notes-kb")
+    assert neighbour_rows and await kb_rows("drug-kb")
+    await registry.delete_documents(ids[:1])  # its chunks stay, unregistered
+    outcome = await remove_knowledge_base(store, registry, "drug-kb", collections)
+    assert outcome["removed"] == ids[1:] and outcome["other_kb"] == []
+    assert outcome["unregistered_chunks"] != 0
+    assert await kb_rows("drug-kb") == 0
+    assert await kb_rows("notes-kb") == neighbour_rows
+    assert await registry.count_documents("drug-kb") == 0
+    assert await registry.count_documents("notes-kb") == 1

@@ -259,6 +259,13 @@ class InMemoryVectorStore:
         ]:
             del table[node_id]
 
+    async def delete_knowledge_base(self, collection: str, kb_name: str) -> int:
+        table = self.rows.get(collection, {})
+        doomed = [i for i, row in table.items() if row[0].metadata.get("kb_name") == kb_name]
+        for node_id in doomed:
+            del table[node_id]
+        return len(doomed)
+
     async def has_collection(self, collection: str) -> bool:
         return collection in self.rows
 
@@ -296,6 +303,16 @@ class InMemoryRegistry:
 
     async def delete_documents(self, document_ids: Sequence[str]) -> int:
         return sum(self.documents.pop(i, None) is not None for i in set(document_ids))
+
+    async def document_ids_for_scope(self, scope: ScopeFilter) -> list[str]:
+        if scope.is_empty:
+            return []
+        return sorted(
+            record.document_id
+            for record in self.documents.values()
+            if (not scope.kb_names or record.kb_name in scope.kb_names)
+            and (not scope.document_ids or record.document_id in scope.document_ids)
+        )
 
     async def collections_for_scope(self, scope: ScopeFilter) -> list[tuple[str, str]]:
         pairs: list[tuple[str, str]] = []

@@ -5,6 +5,7 @@ ports, tests and the in-process baseline with local ones."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hmac
 import time
 from dataclasses import dataclass
@@ -19,6 +20,16 @@ from pipeline.retriever import Retriever
 from pipeline.schema import SearchRequest, SearchResponse
 
 __all__ = ["Principal", "SearchService"]
+
+#: Seconds ``/readyz`` waits for each check, and for the stores to open.
+READINESS_CHECK_S = 10.0
+
+
+def _retrieve_exception(task: asyncio.Task[None]) -> None:
+    """Mark a failed opening's error as seen: when every waiter timed out before it
+    failed, asyncio would log "Task exception was never retrieved"."""
+    if not task.cancelled():
+        task.exception()
 
 
 @dataclass(frozen=True)
@@ -49,7 +60,7 @@ class SearchService:
         self._stores_cm: Any = None
         self._store: Any = None
         self._registry: Any = None
-        self._lock = asyncio.Lock()
+        self._opening: asyncio.Task[None] | None = None
         self._keys = [
             (key.name, key.secret(), key.kb_ids, key.admin) for key in config.auth.api_keys
         ]
@@ -57,33 +68,53 @@ class SearchService:
 
     # -- lifecycle ------------------------------------------------------------------------
 
-    async def start(self) -> None:
+    async def start(self, timeout_s: float | None = None) -> None:
         """Open the store clients and build the retriever (idempotent, concurrency-safe).
 
+        One opening runs at a time, shared by every caller: its failure answers all who
+        wait on it at once (each used to try again in turn, up to the pool's 30 s each),
+        and the next call tries again. A caller that stops waiting (``timeout_s``, s; its
+        own cancellation) leaves the opening running for the next.
+
         Raises:
-            BackendUnavailable: a store does not answer.
+            BackendUnavailable: a store does not answer, or the stores are not open
+                within ``timeout_s``.
         """
         if self.retriever is not None:
             return
-        async with self._lock:
-            if self.retriever is not None:
-                return
-            stores = open_stores(
-                self.endpoints, self.config.stores, collection_metrics(self.config)
-            )
-            store, registry = await stores.__aenter__()
-            self._stores_cm, self._store, self._registry = stores, store, registry
-            ports = RetrieverPorts(store=store, models=self.models, registry=registry)
-            self.retriever = Retriever(self.config.pipeline, ports)
+        if self._opening is None or self._opening.done():
+            # its own context: not a child of the request that happened to start it
+            self._opening = asyncio.create_task(self._open(), context=contextvars.Context())
+            self._opening.add_done_callback(_retrieve_exception)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._opening), timeout_s)
+        except TimeoutError:
+            raise BackendUnavailable(
+                f"the stores did not open within {timeout_s:.1f} s (PostgreSQL or Milvus "
+                "does not answer; still trying)"
+            ) from None
+
+    async def _open(self) -> None:
+        stores = open_stores(self.endpoints, self.config.stores, collection_metrics(self.config))
+        store, registry = await stores.__aenter__()
+        self._stores_cm, self._store, self._registry = stores, store, registry
+        ports = RetrieverPorts(store=store, models=self.models, registry=registry)
+        self.retriever = Retriever(self.config.pipeline, ports)
 
     async def close(self) -> None:
+        """Close the store clients (an opening still under way is cancelled); a later
+        :meth:`start` opens them again."""
+        opening, self._opening = self._opening, None
+        if opening is not None and not opening.done():
+            opening.cancel()
+            await asyncio.gather(opening, return_exceptions=True)
         if self._stores_cm is not None:
             await self._stores_cm.__aexit__(None, None, None)
             self._stores_cm = None
             self.retriever = None
 
-    async def _retriever(self) -> Retriever:
-        await self.start()
+    async def _retriever(self, deadline: float) -> Retriever:
+        await self.start(timeout_s=max(deadline - time.monotonic(), 0.0))
         assert self.retriever is not None
         return self.retriever
 
@@ -158,7 +189,7 @@ class SearchService:
         request = check_request(
             self.config.pipeline, self.authorise(request, principal), image is not None
         )
-        retriever = await self._retriever()
+        retriever = await self._retriever(deadline)
         response = await retriever.search(request, image=image, deadline=deadline)
         if response.total == 0 and named_kbs:
             response.warnings.extend(await self._empty_kb_warnings(named_kbs, deadline))
@@ -199,7 +230,7 @@ class SearchService:
         Raises:
             BackendUnavailable: a store does not answer.
         """
-        await self.start()
+        await self.start(timeout_s=self.config.serve.request_timeout_s)
         kb_names = self.count_scope(principal)
         rows = []
         for name, spec in self.config.pipeline.enabled_collections().items():
@@ -224,7 +255,7 @@ class SearchService:
 
         async def run(name: str, check: HealthCheck) -> None:
             try:
-                result = await asyncio.wait_for(check(), timeout=10.0)
+                result = await asyncio.wait_for(check(), timeout=READINESS_CHECK_S)
             except Exception as error:  # readiness reports every failure, never raises
                 checks[name] = f"{type(error).__name__}: {error}"[:300]
                 return
@@ -235,7 +266,7 @@ class SearchService:
                 checks[name] = "ok"
 
         try:
-            await self.start()
+            await self.start(timeout_s=READINESS_CHECK_S)
         except BackendUnavailable as error:
             return {"ready": False, "checks": {"stores": str(error)}}
         await asyncio.gather(

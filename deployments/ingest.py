@@ -16,7 +16,12 @@ from tqdm import tqdm
 
 from deployments.config import AppConfig
 from deployments.local import load_local_models
-from deployments.stores import EmbeddedServers, collection_metrics, open_stores
+from deployments.stores import (
+    EmbeddedServers,
+    collection_metrics,
+    collection_weights,
+    open_stores,
+)
 from pipeline.ingest.readers import read_source
 from pipeline.ingest.records import SourceRecord
 from pipeline.ingest.removal import remove_documents, remove_knowledge_base
@@ -137,7 +142,9 @@ async def ingest_sources(
             read_source(source, vocabulary, fmt) for source in sources
         )
         metrics = collection_metrics(config)
-        async with open_stores(endpoints, config.stores, metrics) as (store, registry):
+        weights = collection_weights(config, "document")
+        async with open_stores(endpoints, config.stores, metrics, weights) as (store, registry):
+            await store.check_writable()
             if engine == "ray":
                 from deployments.ingest_ray import RayIngestSettings, ingest_ray, model_groups
 

@@ -23,7 +23,13 @@ from typing import Any
 import httpx
 
 from deployments.config import DEMO_DIR, AppConfig
-from deployments.stores import EmbeddedServers, StoreEndpoints, collection_metrics, open_stores
+from deployments.stores import (
+    EmbeddedServers,
+    StoreEndpoints,
+    collection_metrics,
+    collection_weights,
+    open_stores,
+)
 from models.errors import find_model_error
 
 __all__ = [
@@ -71,7 +77,9 @@ async def ensure_demo_corpus(
     from pipeline.vocabulary import default_vocabulary
 
     metrics = collection_metrics(config)
-    async with open_stores(endpoints, config.stores, metrics) as (store, registry):
+    weights = collection_weights(config, "document")
+    async with open_stores(endpoints, config.stores, metrics, weights) as (store, registry):
+        await store.check_writable()
         documents = await registry.count_documents()
         if not demo_needed(documents, await registry.count_documents(DEMO_KB), demo):
             if demo is None and documents:

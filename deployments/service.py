@@ -7,12 +7,18 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import hmac
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from deployments.config import AppConfig
-from deployments.stores import StoreEndpoints, collection_metrics, open_stores
+from deployments.stores import (
+    StoreEndpoints,
+    collection_metrics,
+    collection_weights,
+    open_stores,
+)
 from pipeline.errors import BackendUnavailable, Forbidden, InvalidRequest, Unauthorized
 from pipeline.ports import HealthCheck, ModelPorts, RetrieverPorts
 from pipeline.request_checks import check_request
@@ -20,6 +26,8 @@ from pipeline.retriever import Retriever
 from pipeline.schema import SearchRequest, SearchResponse
 
 __all__ = ["Principal", "SearchService"]
+
+logger = logging.getLogger(__name__)
 
 #: Seconds ``/readyz`` waits for each check, and for the stores to open.
 READINESS_CHECK_S = 10.0
@@ -61,6 +69,9 @@ class SearchService:
         self._store: Any = None
         self._registry: Any = None
         self._opening: asyncio.Task[None] | None = None
+        #: Store-level warnings found when the stores opened, added to every response
+        #: (``MilvusVectorStore.weights_mismatches``).
+        self.vector_warnings: list[str] = []
         self._keys = [
             (key.name, key.secret(), key.kb_ids, key.admin) for key in config.auth.api_keys
         ]
@@ -95,8 +106,20 @@ class SearchService:
             ) from None
 
     async def _open(self) -> None:
-        stores = open_stores(self.endpoints, self.config.stores, collection_metrics(self.config))
+        stores = open_stores(
+            self.endpoints,
+            self.config.stores,
+            collection_metrics(self.config),
+            collection_weights(self.config, "query"),
+        )
         store, registry = await stores.__aenter__()
+        try:
+            self.vector_warnings = await store.weights_mismatches()
+        except BaseException:
+            await stores.__aexit__(None, None, None)
+            raise
+        for line in self.vector_warnings:
+            logger.warning("%s", line)
         self._stores_cm, self._store, self._registry = stores, store, registry
         ports = RetrieverPorts(store=store, models=self.models, registry=registry)
         self.retriever = Retriever(self.config.pipeline, ports)
@@ -191,6 +214,7 @@ class SearchService:
         )
         retriever = await self._retriever(deadline)
         response = await retriever.search(request, image=image, deadline=deadline)
+        response.warnings.extend(self.vector_warnings)
         if response.total == 0 and named_kbs:
             response.warnings.extend(await self._empty_kb_warnings(named_kbs, deadline))
         return response
@@ -274,7 +298,11 @@ class SearchService:
             run("postgres", self._registry.health),
             *(run(name, check) for name, check in self.models.health_checks.items()),
         )
-        return {"ready": all(v == "ok" for v in checks.values()), "checks": checks}
+        report: dict[str, Any] = {"ready": all(v == "ok" for v in checks.values()),
+                                  "checks": checks}
+        if self.vector_warnings:  # it answers, but worse than it should: say why
+            report["warnings"] = list(self.vector_warnings)
+        return report
 
     async def model_stats(self) -> dict[str, Any]:
         """Batch-size statistics of every model deployment."""

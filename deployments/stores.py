@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Literal
 
 import psutil
 
@@ -18,8 +19,8 @@ from deployments.runtime import EmbeddedPostgres, MilvusLiteServer
 from pipeline.stores.milvus import DenseIndex, MilvusVectorStore
 from pipeline.stores.registry import PostgresDocumentRegistry
 
-__all__ = ["EmbeddedServers", "StoreEndpoints", "collection_metrics", "open_stores",
-           "stop_embedded_servers"]
+__all__ = ["EmbeddedServers", "StoreEndpoints", "collection_metrics", "collection_weights",
+           "open_stores", "stop_embedded_servers"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,20 @@ def collection_metrics(config: AppConfig) -> dict[str, str]:
     return {name: spec.metric for name, spec in config.pipeline.collections.items()}
 
 
+def collection_weights(config: AppConfig, side: Literal["document", "query"]) -> dict[str, str]:
+    """Collection -> the encoder weights (``float`` / ``int8``,
+    ``ModelProfile.vector_weights``) its ``side`` encoder runs with in this configuration:
+    ``document`` for what ingest writes, ``query`` for what a search compares with.
+    Collections whose encoder role is not in the model profile are left out."""
+    weights = {}
+    for name, spec in config.pipeline.enabled_collections().items():
+        role = spec.document_encoder if side == "document" else spec.query_encoder
+        encoder = config.models.roles.get(role)
+        if encoder is not None:
+            weights[name] = config.models.vector_weights(encoder)
+    return weights
+
+
 def _dense_index(settings: StoreSettings) -> DenseIndex:
     if settings.milvus_index == "hnsw":
         return DenseIndex.hnsw()
@@ -122,10 +137,13 @@ async def open_stores(
     endpoints: StoreEndpoints,
     settings: StoreSettings,
     metrics: Mapping[str, str] | None = None,
+    weights: Mapping[str, str] | None = None,
 ) -> AsyncIterator[tuple[MilvusVectorStore, PostgresDocumentRegistry]]:
     """Open the Milvus client and the registry pool (migrations applied); close both on
     exit. ``metrics`` (collection -> ``cosine`` / ``ip``, :func:`collection_metrics`) makes
-    a dense search of a collection whose index has another metric a clear error.
+    a dense search of a collection whose index has another metric a clear error;
+    ``weights`` (:func:`collection_weights`) is recorded on new collections and checked
+    against existing ones (``MilvusVectorStore``).
 
     Raises:
         pipeline.errors.BackendUnavailable: a store does not answer.
@@ -136,6 +154,7 @@ async def open_stores(
         index=_dense_index(settings),
         collection_prefix=settings.collection_prefix,
         metrics=metrics,
+        weights=weights,
     )
     registry = PostgresDocumentRegistry(
         endpoints.postgres_dsn, min_size=settings.pool_min_size, max_size=settings.pool_max_size

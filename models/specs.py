@@ -356,3 +356,13 @@ class ModelProfile(_Frozen):
     def runtime_for(self, spec: EncoderSpec) -> Runtime:
         """The runtime a role runs with: its own override, else the profile's."""
         return Runtime(spec.runtime or self.runtime)  # model_copy(update=...) leaves strings
+
+    def vector_weights(self, spec: EncoderSpec) -> str:
+        """Which weights make a role's vectors: ``int8`` for a role that runs
+        ``onnx-int8`` (the families of :mod:`models.text`, which build their forward pass
+        with the profile's runtime), ``float`` otherwise (torch and float32 ONNX give the
+        same vectors within 1e-4; image towers always run torch). Vectors of the two are
+        not interchangeable: the stores record it per collection
+        (``pipeline.stores.milvus_schema.WEIGHTS_PROPERTY``)."""
+        int8 = self.runtime_for(spec) is Runtime.ONNX_INT8
+        return "int8" if int8 and spec.family in NORMALIZABLE_FAMILIES else "float"

@@ -105,6 +105,11 @@ class MilvusVectorStore(
             existing collection whose index has another metric raises ``ValueError``
             instead of silently comparing by the old metric. Unlisted collections are
             searched with whatever metric their index has.
+        weights: logical collection -> the encoder weights (``float`` / ``int8``,
+            ``ModelProfile.vector_weights``) the configuration writes it with (ingest) or
+            queries it with (search): recorded on a new collection
+            (``milvus_schema.WEIGHTS_PROPERTY``), checked by ``ensure_collection``
+            (mixing them raises ``ValueError``) and by ``weights_mismatches``.
     """
 
     def __init__(
@@ -125,6 +130,7 @@ class MilvusVectorStore(
         partition_key: str | None = None,
         search_batch: int = 64,
         metrics: Mapping[str, str] | None = None,
+        weights: Mapping[str, str] | None = None,
     ) -> None:
         if min(max_ids_per_expression, upsert_batch_rows, upsert_batch_bytes, search_batch) < 1:
             raise ValueError("batch and expression limits must be >= 1")
@@ -150,6 +156,7 @@ class MilvusVectorStore(
         self._infos: dict[str, CollectionInfo] = {}
         self.search_batch = search_batch
         self.metrics = dict(metrics or {})
+        self.weights = dict(weights or {})
         self._batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SearchBatcher] = (
             weakref.WeakKeyDictionary()
         )

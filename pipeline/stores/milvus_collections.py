@@ -20,6 +20,7 @@ from pipeline.stores.milvus_schema import (
     DENSE_FIELD,
     FINGERPRINT_FIELD,
     INCHIKEY_FIELD,
+    WEIGHTS_PROPERTY,
     CollectionInfo,
     build_index_params,
     build_schema,
@@ -70,6 +71,7 @@ class MilvusCollectionsMixin:
             hybrid=info.hybrid,
             structure=info.structure,
             metric=metric_from_index(index),
+            weights=info.weights,
         )
         self._infos[collection] = info
         return info
@@ -108,6 +110,8 @@ class MilvusCollectionsMixin:
             )
             index_params = build_index_params(self.index, hybrid, structure, metric)
             physical = self.physical_name(name)
+            weights = self.weights.get(name)
+            properties = {WEIGHTS_PROPERTY: weights} if weights else {}
 
             def create() -> None:
                 client = self._sync()
@@ -119,6 +123,7 @@ class MilvusCollectionsMixin:
                         schema=schema,
                         index_params=index_params,
                         consistency_level="Strong",
+                        properties=properties,
                     )
                 except MilvusException as error:
                     # e.g. a Milvus 2.3 server has no BM25 / sparse index: leave nothing
@@ -160,6 +165,7 @@ class MilvusCollectionsMixin:
                 f"MilvusClient(uri).drop_collection({physical!r}), or start from a new data "
                 f"directory) and ingest its documents again"
             )
+        self._refuse_other_weights(name, existing)
         if structure and not existing.structure:
             raise ValueError(
                 f"collection {name!r} ({self.physical_name(name)!r} on {self.uri}) was "
@@ -191,6 +197,58 @@ class MilvusCollectionsMixin:
             names = await self._client().list_collections()
         prefix = self.collection_prefix
         return sorted(name[len(prefix) :] for name in names if name.startswith(prefix))
+
+    async def check_writable(self) -> None:
+        """Refuse, before an ingest deletes or writes anything, to write vectors of other
+        encoder weights into an existing collection that records its own
+        (``ensure_collection`` would refuse too, but only after a changed document's old
+        chunks were deleted).
+
+        Raises:
+            ValueError: such a collection (its name, both weights, what to do).
+            BackendUnavailable: the server does not answer.
+        """
+        for name in sorted(self.weights):
+            existing = await self.describe(name)
+            if existing is not None:
+                self._refuse_other_weights(name, existing)
+
+    def _refuse_other_weights(self, name: str, existing: CollectionInfo) -> None:
+        wanted = self.weights.get(name)
+        if wanted and existing.weights and existing.weights != wanted:
+            raise ValueError(
+                f"collection {name!r} ({self.physical_name(name)!r} on {self.uri}) holds "
+                f"vectors of {existing.weights} encoder weights and this configuration "
+                f"writes {wanted} ones (models.runtime: onnx-int8 is int8, torch and onnx "
+                f"float); the two are not comparable in one collection. Ingest with the "
+                f"runtime that wrote it, or drop it and ingest its documents again"
+            )
+
+    async def weights_mismatches(self) -> list[str]:
+        """One line per existing collection whose vectors were written with other encoder
+        weights (:data:`~pipeline.stores.milvus_schema.WEIGHTS_PROPERTY`) than the
+        configuration queries it with (``weights`` of the store): int8 queries against
+        float vectors lose ranking quality (``bench/README.md`` "int8 quality"). A
+        collection created before the weights were recorded counts as float (the only
+        default then). Empty when every configured collection matches.
+
+        Raises:
+            BackendUnavailable: the server does not answer.
+        """
+        lines = []
+        for name, wanted in sorted(self.weights.items()):
+            info = await self.describe(name)
+            if info is None:
+                continue
+            written = info.weights or "float"
+            if written != wanted:
+                recorded = "" if info.weights else " (not recorded: created before 2026-12-03)"
+                lines.append(
+                    f"collection {name!r} holds vectors of {written} encoder weights"
+                    f"{recorded} and is queried with {wanted} ones: ranking suffers; serve "
+                    f"with the models.runtime that ingested it, or ingest it again"
+                )
+        return lines
 
     async def has_collection(self, collection: str) -> bool:
         return await self.describe(collection) is not None

@@ -67,6 +67,7 @@ __all__ = [
     "NO_STRUCTURE_DIMENSION",
     "SCALAR_FIELDS",
     "SPARSE_FIELD",
+    "WEIGHTS_PROPERTY",
     "CollectionInfo",
     "DenseIndex",
     "build_index_params",
@@ -89,6 +90,11 @@ FINGERPRINT_FIELD = "fingerprint"
 FINGERPRINT_BITS_FIELD = "fingerprint_bits"
 INCHIKEY_FIELD = "inchikey"
 INCHIKEY_MAX_BYTES = 64
+#: Collection property naming the encoder weights that wrote its vectors (``float`` /
+#: ``int8``, ``models.specs.ModelProfile.vector_weights``): vectors of an int8 and a float
+#: encoder are not comparable, so the store refuses to mix them in one collection and
+#: reports a search configuration that queries them with the other.
+WEIGHTS_PROPERTY = "biomed_search.encoder_weights"
 #: The sparse dimension of a row without a structure (fingerprint bits are 0..2047).
 NO_STRUCTURE_DIMENSION = FINGERPRINT_BITS
 NODE_ID_MAX_BYTES = 512
@@ -135,13 +141,16 @@ class DenseIndex:
 @dataclass(frozen=True)
 class CollectionInfo:
     """What the store needs to know about an existing collection. ``metric`` is its dense
-    index's metric: ``cosine`` or ``ip`` (see the module docstring)."""
+    index's metric: ``cosine`` or ``ip`` (see the module docstring). ``weights``: the
+    encoder weights its vectors were written with (``float`` / ``int8``, the collection's
+    :data:`WEIGHTS_PROPERTY`), None for a collection created before it was recorded."""
 
     name: str
     dimension: int
     hybrid: bool
     structure: bool = False
     metric: str = "cosine"
+    weights: str | None = None
 
 
 def build_schema(
@@ -251,7 +260,10 @@ def collection_info_from_description(description: Mapping[str, Any]) -> Collecti
     if dimension < 1:
         raise ValueError(f"collection {name!r} has no '{DENSE_FIELD}' vector field")
     structure = {FINGERPRINT_FIELD, FINGERPRINT_BITS_FIELD, INCHIKEY_FIELD} <= names
-    return CollectionInfo(name=name, dimension=dimension, hybrid=hybrid, structure=structure)
+    weights = (description.get("properties") or {}).get(WEIGHTS_PROPERTY)
+    return CollectionInfo(
+        name=name, dimension=dimension, hybrid=hybrid, structure=structure, weights=weights
+    )
 
 
 def output_fields(hybrid: bool, with_vectors: bool, structure: bool = False) -> list[str]:

@@ -492,3 +492,42 @@ async def test_concurrent_searches_are_batched_and_answer_as_alone(
     assert all(hits for hits in together)
     sizes = milvus_store._batcher().batch_sizes
     assert max(sizes) > 1 and sum(size * n for size, n in sizes.items()) >= 24
+
+
+async def test_encoder_weights_are_recorded_and_never_mixed(milvus_server) -> None:
+    """A collection records the encoder weights that wrote it (int8 / float vectors are
+    not comparable): another writer is refused, a search configuration that queries it
+    with the other weights is reported, and a collection from before the record counts
+    as float."""
+    name, old = _name("w"), _name("old")
+    int8 = MilvusVectorStore(milvus_server.uri, collection_prefix="it_", weights={name: "int8"})
+    floats = MilvusVectorStore(
+        milvus_server.uri, collection_prefix="it_", weights={name: "float", old: "float"}
+    )
+    unrecorded = MilvusVectorStore(milvus_server.uri, collection_prefix="it_")
+    queried_int8 = MilvusVectorStore(
+        milvus_server.uri, collection_prefix="it_", weights={old: "int8"}
+    )
+    try:
+        info = await int8.ensure_collection(name, DIMENSION, hybrid=False)
+        assert info.weights == "int8"
+        assert (await floats.describe(name)).weights == "int8"  # read back by another client
+        with pytest.raises(ValueError, match=r"int8 encoder weights.*writes float"):
+            await floats.ensure_collection(name, DIMENSION, hybrid=False)
+        with pytest.raises(ValueError, match=r"int8 encoder weights.*writes float"):
+            await floats.check_writable()  # before an ingest deletes anything
+        await int8.check_writable()
+        assert await int8.weights_mismatches() == []
+        [line] = await floats.weights_mismatches()
+        assert name in line and "int8 encoder weights" in line and "float ones" in line
+
+        assert (await unrecorded.ensure_collection(old, DIMENSION, hybrid=False)).weights is None
+        assert (await floats.ensure_collection(old, DIMENSION, hybrid=False)).weights is None
+        [line] = await queried_int8.weights_mismatches()
+        assert old in line and "not recorded" in line and "int8 ones" in line
+        await queried_int8.check_writable()  # no record: nothing to contradict
+    finally:
+        for collection in (name, old):
+            await unrecorded.drop_collection(collection)
+        for store in (int8, floats, unrecorded, queried_int8):
+            await store.close()

@@ -54,7 +54,7 @@ async def ingest_slice(
 
     from deployments.ingest import document_roles, run_ingest
     from deployments.local import load_local_models
-    from deployments.stores import open_stores
+    from deployments.stores import collection_metrics, collection_weights, open_stores
 
     encoders = dict(load_local_models(config.models, document_roles(config)).encoders)
     vocabulary = default_vocabulary()
@@ -62,5 +62,6 @@ async def ingest_slice(
         replace(record, document_id=f"{id_prefix}{record.document_id}")
         for record in demo_slice(vocabulary, products, compounds)
     ]
-    async with open_stores(endpoints, config.stores) as (store, registry):
+    metrics, weights = collection_metrics(config), collection_weights(config, "document")
+    async with open_stores(endpoints, config.stores, metrics, weights) as (store, registry):
         return await run_ingest(config, records, kb, store, registry, encoders, progress=False)

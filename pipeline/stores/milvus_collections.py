@@ -27,6 +27,9 @@ from pipeline.stores.milvus_schema import (
     collection_info_from_description,
 )
 
+#: How a collection created before the weights were recorded is described.
+UNRECORDED = "not recorded: created before 2026-12-03, counted as float"
+
 
 class MilvusCollectionsMixin:
     """Collection methods of ``MilvusVectorStore``; the store (``milvus.py``) provides
@@ -200,9 +203,9 @@ class MilvusCollectionsMixin:
 
     async def check_writable(self) -> None:
         """Refuse, before an ingest deletes or writes anything, to write vectors of other
-        encoder weights into an existing collection that records its own
-        (``ensure_collection`` would refuse too, but only after a changed document's old
-        chunks were deleted).
+        encoder weights into an existing collection (one created before the record counts
+        as float; ``ensure_collection`` would refuse too, but only after a changed
+        document's old chunks were deleted).
 
         Raises:
             ValueError: such a collection (its name, both weights, what to do).
@@ -215,10 +218,12 @@ class MilvusCollectionsMixin:
 
     def _refuse_other_weights(self, name: str, existing: CollectionInfo) -> None:
         wanted = self.weights.get(name)
-        if wanted and existing.weights and existing.weights != wanted:
+        written = existing.weights or "float"  # before the record: float, the default then
+        if wanted and written != wanted:
+            recorded = "" if existing.weights else f" ({UNRECORDED})"
             raise ValueError(
                 f"collection {name!r} ({self.physical_name(name)!r} on {self.uri}) holds "
-                f"vectors of {existing.weights} encoder weights and this configuration "
+                f"vectors of {written} encoder weights{recorded} and this configuration "
                 f"writes {wanted} ones (models.runtime: onnx-int8 is int8, torch and onnx "
                 f"float); the two are not comparable in one collection. Ingest with the "
                 f"runtime that wrote it, or drop it and ingest its documents again"
@@ -242,7 +247,7 @@ class MilvusCollectionsMixin:
                 continue
             written = info.weights or "float"
             if written != wanted:
-                recorded = "" if info.weights else " (not recorded: created before 2026-12-03)"
+                recorded = "" if info.weights else f" ({UNRECORDED})"
                 lines.append(
                     f"collection {name!r} holds vectors of {written} encoder weights"
                     f"{recorded} and is queried with {wanted} ones: ranking suffers; serve "

@@ -523,9 +523,12 @@ async def test_encoder_weights_are_recorded_and_never_mixed(milvus_server) -> No
 
         assert (await unrecorded.ensure_collection(old, DIMENSION, hybrid=False)).weights is None
         assert (await floats.ensure_collection(old, DIMENSION, hybrid=False)).weights is None
+        with pytest.raises(ValueError, match="not recorded"):
+            await queried_int8.ensure_collection(old, DIMENSION, hybrid=False)
         [line] = await queried_int8.weights_mismatches()
         assert old in line and "not recorded" in line and "int8 ones" in line
-        await queried_int8.check_writable()  # no record: nothing to contradict
+        with pytest.raises(ValueError, match="not recorded"):  # counted as float
+            await queried_int8.check_writable()
     finally:
         for collection in (name, old):
             await unrecorded.drop_collection(collection)

@@ -120,6 +120,13 @@ class HandleCrossEncoder:
     async def score(
         self, query: str, texts: Sequence[str], titles: Sequence[str] | None = None
     ) -> np.ndarray:
+        """One raw score per ``[query, "title. text"]`` pair, ``(n,)`` float32, in order
+        (R-T2-3).
+
+        Raises:
+            InvalidInput: the model rejected an input.
+            BackendUnavailable: the deployment could not answer.
+        """
         return await call_handle(
             "cross-encoder",
             self.handle.score.remote(
@@ -137,11 +144,24 @@ class HandleImageEncoder:
         self.dimension = dimension
 
     async def encode_images(self, images: Sequence[bytes]) -> np.ndarray:
+        """``(n, d)`` float32 L2-normalised vectors of encoded ``images``, in order.
+
+        Raises:
+            InvalidInput: bytes that do not decode as an image.
+            BackendUnavailable: the deployment could not answer.
+        """
         return await call_handle(
             f"image encoder {self.role}", self.handle.encode_images.remote(self.role, list(images))
         )
 
     async def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """``(n, d)`` float32 L2-normalised vectors of ``texts`` from the role's text tower
+        (R-XM-1), in order.
+
+        Raises:
+            InvalidInput: the role has no text tower (R-XM-2), or a bad input.
+            BackendUnavailable: the deployment could not answer.
+        """
         return await call_handle(
             f"image encoder {self.role}", self.handle.encode_texts.remote(self.role, list(texts))
         )

@@ -57,9 +57,17 @@ class LocalTextEncoder:
 
     @property
     def dimension(self) -> int:
+        """The model's output dimension ``d``."""
         return self.model.dimension
 
     async def encode(self, texts: Sequence[str], titles: Sequence[str] | None = None) -> np.ndarray:
+        """``(n, d)`` float32 vectors of ``texts``, in order (L2-normalised for a cosine
+        role, raw for an ip role); run in a worker thread.
+
+        Raises:
+            InvalidInput: the model rejected an input.
+            BackendUnavailable: the model is not available.
+        """
         return await _call(
             self.lock, self.model.encode, list(texts), list(titles) if titles is not None else None
         )
@@ -74,12 +82,26 @@ class LocalImageEncoder:
 
     @property
     def dimension(self) -> int:
+        """The model's output dimension ``d``."""
         return self.model.dimension
 
     async def encode_images(self, images: Sequence[bytes]) -> np.ndarray:
+        """``(n, d)`` float32 L2-normalised vectors of encoded ``images``, in order.
+
+        Raises:
+            InvalidInput: bytes that do not decode as an image.
+            BackendUnavailable: the model is not available.
+        """
         return await _call(self.lock, self.model.encode_images, list(images))
 
     async def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """``(n, d)`` float32 L2-normalised vectors of ``texts`` from the text tower
+        (R-XM-1), in order.
+
+        Raises:
+            InvalidInput: the model has no text tower (R-XM-2), or a bad input.
+            BackendUnavailable: the model is not available.
+        """
         return await _call(self.lock, self.model.encode_texts, list(texts))
 
 
@@ -93,6 +115,13 @@ class LocalCrossEncoder:
     async def score(
         self, query: str, texts: Sequence[str], titles: Sequence[str] | None = None
     ) -> np.ndarray:
+        """One score per ``[query, "title. text"]`` pair, ``(n,)`` float32, in order
+        (R-T2-3).
+
+        Raises:
+            InvalidInput: the model rejected an input.
+            BackendUnavailable: the model is not available.
+        """
         return await _call(
             self.lock,
             self.model.score,

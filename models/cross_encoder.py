@@ -82,6 +82,12 @@ class LogitModule(torch.nn.Module):
         self.input_names = tuple(input_names)
 
     def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        """Token arrays ``(b, s)`` int64 of the pairs, one per ``input_names`` entry in that
+        order -> the last logit of each pair, ``(b,)`` float32 (raw, not a probability).
+
+        Raises:
+            ValueError: the number of inputs differs from ``input_names``.
+        """
         named = dict(zip(self.input_names, inputs, strict=True))
         output = self.model(**named)
         logits = output[0] if isinstance(output, tuple) else output.logits

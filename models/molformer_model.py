@@ -176,6 +176,8 @@ class MolformerFeatureMap(nn.Module):
         self.kernel = ACT2FN[config.feature_map_kernel]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``(..., head_dim)`` -> ``(..., num_random_features)`` in ``x``'s dtype (the
+        attention passes float32 ``(b, heads, s, head_dim)``)."""
         return self.kernel(x @ self.weight.to(x.dtype))
 
 
@@ -198,6 +200,9 @@ class MolformerLinearSelfAttention(nn.Module):
         return x.view(batch, length, self.heads, self.head_dim).transpose(1, 2).float()
 
     def forward(self, hidden: torch.Tensor, key_mask: torch.Tensor) -> torch.Tensor:
+        """``hidden`` ``(b, s, hidden)``, ``key_mask`` ``(b, s)`` float 0/1 (0 = padding)
+        -> context ``(b, s, hidden)`` in ``hidden``'s dtype; the sums run in float32 and
+        the normaliser is clamped at ``linear_attention_eps``."""
         query, key = self._heads(self.query(hidden)), self._heads(self.key(hidden))
         value = self._heads(self.value(hidden))
         cos, sin = _rotary_tables(hidden.shape[1], self.head_dim, hidden.device)
@@ -223,6 +228,7 @@ class MolformerResidualOutput(nn.Module):
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
     def forward(self, x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:
+        """``x`` ``(b, s, in_features)``, ``residual`` ``(b, s, hidden)`` -> ``(b, s, hidden)``."""
         return self.LayerNorm(self.dropout(self.dense(x)) + residual)
 
 
@@ -235,6 +241,8 @@ class MolformerAttention(nn.Module):
         self.output = MolformerResidualOutput(config, config.hidden_size)
 
     def forward(self, hidden: torch.Tensor, key_mask: torch.Tensor) -> torch.Tensor:
+        """``hidden`` ``(b, s, hidden)``, ``key_mask`` ``(b, s)`` float 0/1 ->
+        ``(b, s, hidden)``."""
         return self.output(self.self(hidden, key_mask), hidden)
 
 
@@ -247,6 +255,7 @@ class MolformerIntermediate(nn.Module):
         self.activation = ACT2FN[config.hidden_act]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``(b, s, hidden)`` -> ``(b, s, intermediate)``."""
         return self.activation(self.dense(x))
 
 
@@ -260,6 +269,8 @@ class MolformerLayer(nn.Module):
         self.output = MolformerResidualOutput(config, config.intermediate_size)
 
     def forward(self, hidden: torch.Tensor, key_mask: torch.Tensor) -> torch.Tensor:
+        """``hidden`` ``(b, s, hidden)``, ``key_mask`` ``(b, s)`` float 0/1 ->
+        ``(b, s, hidden)``."""
         attended = self.attention(hidden, key_mask)
         return self.output(self.intermediate(attended), attended)
 
@@ -275,6 +286,7 @@ class MolformerEmbeddings(nn.Module):
         self.dropout = nn.Dropout(config.embedding_dropout_prob)
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """``input_ids`` ``(b, s)`` int64 -> ``(b, s, hidden)`` in the module dtype."""
         return self.dropout(self.word_embeddings(input_ids))
 
 
@@ -286,6 +298,8 @@ class MolformerEncoder(nn.Module):
         self.layer = nn.ModuleList(MolformerLayer(config) for _ in range(config.num_hidden_layers))
 
     def forward(self, hidden: torch.Tensor, key_mask: torch.Tensor) -> torch.Tensor:
+        """``hidden`` ``(b, s, hidden)``, ``key_mask`` ``(b, s)`` float 0/1 ->
+        ``(b, s, hidden)`` after every layer (no final LayerNorm)."""
         for block in self.layer:
             hidden = block(hidden, key_mask)
         return hidden
@@ -330,9 +344,11 @@ class MolformerModel(MolformerPreTrainedModel):
         self.post_init()
 
     def get_input_embeddings(self) -> nn.Embedding:
+        """The token embedding table, ``(vocab_size, hidden_size)``."""
         return self.embeddings.word_embeddings
 
     def set_input_embeddings(self, value: nn.Embedding) -> None:
+        """Replace the token embedding table with ``value``."""
         self.embeddings.word_embeddings = value
 
     def forward(
@@ -341,6 +357,10 @@ class MolformerModel(MolformerPreTrainedModel):
         attention_mask: torch.Tensor | None = None,
         **_: Any,
     ) -> BaseModelOutputWithPooling:
+        """``input_ids`` ``(b, s)`` int64, ``attention_mask`` ``(b, s)`` 0/1 (None: all
+        ones; other keyword arguments are ignored) -> ``last_hidden_state``
+        ``(b, s, hidden)`` in the module dtype and ``pooler_output`` ``(b, hidden)``
+        float32, the masked mean (:func:`masked_mean_pool`)."""
         if attention_mask is None:
             attention_mask = torch.ones_like(input_ids)
         key_mask = attention_mask.to(torch.float32)

@@ -28,7 +28,15 @@ class TextEmbedder(Protocol):
 
     def encode(
         self, texts: Sequence[str], titles: Sequence[str | None] | None = None
-    ) -> np.ndarray: ...
+    ) -> np.ndarray:
+        """Embed ``texts`` (with ``titles``, one per text, where the role pairs them):
+        ``(n, d)`` float32, L2-normalised for a cosine role, raw for an ip role; ``(0, d)``
+        for no texts.
+
+        Raises:
+            models.errors.ModelInputError: texts not a list of str, or titles misaligned.
+        """
+        ...
 
 
 @runtime_checkable
@@ -40,9 +48,23 @@ class ImageEmbedder(Protocol):
     spec: EncoderSpec
     dimension: int
 
-    def encode_images(self, images: Sequence[bytes]) -> np.ndarray: ...
+    def encode_images(self, images: Sequence[bytes]) -> np.ndarray:
+        """Embed encoded image files (bytes): ``(n, d)`` float32, L2-normalised.
 
-    def encode_texts(self, texts: Sequence[str]) -> np.ndarray: ...
+        Raises:
+            models.errors.ModelInputError: an item is not decodable image bytes.
+        """
+        ...
+
+    def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts with the text tower into the image space (R-XM-1): ``(n, d)``
+        float32, L2-normalised.
+
+        Raises:
+            models.errors.ModelInputError: texts not a list of str, or the model has no
+                text tower (R-XM-2).
+        """
+        ...
 
 
 @runtime_checkable
@@ -53,4 +75,13 @@ class PairScorer(Protocol):
 
     def score(
         self, query: str, texts: Sequence[str], titles: Sequence[str | None] | None = None
-    ) -> np.ndarray: ...
+    ) -> np.ndarray:
+        """Score each ``"title. text"`` against ``query`` (R-T2-3): ``(n,)`` float32 in
+        input order, higher is more relevant (raw logits for a cross-encoder, not
+        bounded); ``(0,)`` for no texts.
+
+        Raises:
+            models.errors.ModelInputError: query not a str, texts not a list of str, or
+                titles misaligned.
+        """
+        ...

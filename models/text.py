@@ -86,6 +86,13 @@ class PooledTextModule(torch.nn.Module):
         self.normalize = normalize
 
     def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        """Token arrays ``(b, s)`` int64, one per ``input_names`` entry in that order (one
+        of them ``attention_mask``) -> ``(b, h)`` float32, L2-normalised when
+        ``normalize``.
+
+        Raises:
+            ValueError: the number of inputs differs from ``input_names``.
+        """
         named = dict(zip(self.input_names, inputs, strict=True))
         output = self.model(**named)
         hidden = output[0] if isinstance(output, tuple) else output.last_hidden_state

@@ -41,6 +41,7 @@ class Stopwatch:
 
     @property
     def ms(self) -> float:
+        """Wall time since construction (ms, rounded to 3 decimals)."""
         return round((time.perf_counter() - self.start) * 1000.0, 3)
 
 

@@ -43,10 +43,15 @@ class InvalidInput(BiomedSearchError):
 
 
 class Unauthorized(BiomedSearchError):
+    """The API key is missing or unknown (HTTP 401)."""
+
     status_code = 401
 
 
 class Forbidden(BiomedSearchError):
+    """The API key may not do this: not an admin key, or a knowledge base it may not
+    read (HTTP 403)."""
+
     status_code = 403
 
 

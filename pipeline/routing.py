@@ -261,8 +261,10 @@ def general_default_route(settings: PipelineSettings) -> QueryRouteDecision:
 def with_image_plans(
     decision: QueryRouteDecision, settings: PipelineSettings
 ) -> QueryRouteDecision:
-    # An uploaded image is searched image -> image in the medical image collections
-    # the profile enables (R-XM-2), beside the R-RT-8 visual plan.
+    """An uploaded image is searched image -> image in the medical image collections
+    the profile enables (R-XM-2), beside the R-RT-8 visual plan: the radiology and
+    pathology collections are appended (``collection_recall_top_k``) unless already
+    planned; hints are kept."""
     plans = list(decision.plans)
     routing = settings.routing
     enabled = settings.enabled_collections()

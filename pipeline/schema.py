@@ -126,6 +126,7 @@ class NodeWithScore(BaseModel):
 
     @property
     def node_id(self) -> str:
+        """The wrapped node's ``node_id``."""
         return self.node.node_id
 
 
@@ -185,6 +186,7 @@ class ScopeFilter(BaseModel):
 
     @property
     def is_empty(self) -> bool:
+        """True when no field restricts (no kb names, document ids or tags)."""
         return not (self.kb_names or self.document_ids or self.tags)
 
 
@@ -194,8 +196,7 @@ class DocumentRecord(BaseModel):
     ``collections`` and ``encoders`` are parallel: ``encoders[i]`` filled
     ``collections[i]`` (one encoder for all collections is also accepted on write).
     ``content_hash`` fingerprints the source content (resumable, idempotent ingest);
-    ``metadata`` holds any further document-level keys.
-    """
+    ``metadata`` holds any further document-level keys."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -236,8 +237,7 @@ class SearchRequest(BaseModel):
     """``POST /v1/search`` body (R-REQ-1; field names follow RAGFlow's retrieval API).
 
     Bounds that depend on configuration (query length, page size, top_k cap) are checked
-    by the ingress and ``Retriever`` against ``RequestSettings``; the static ones here.
-    """
+    by the ingress and ``Retriever`` against ``RequestSettings``; the static ones here."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -320,6 +320,7 @@ class SearchRequest(BaseModel):
         return values
 
     def scope(self) -> ScopeFilter:
+        """``kb_ids``, ``document_ids`` and ``tags`` as a ``ScopeFilter`` (R-RT-12)."""
         return ScopeFilter(
             kb_names=tuple(self.kb_ids),
             document_ids=tuple(self.document_ids),

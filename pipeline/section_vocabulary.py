@@ -45,10 +45,12 @@ class SectionWords:
 
     @cached_property
     def heading_pattern(self) -> re.Pattern[str] | None:
+        """``headings`` as one word-bounded, case-insensitive alternation; None when empty."""
         return _alternation(self.headings)
 
     @cached_property
     def cue_pattern(self) -> re.Pattern[str] | None:
+        """``cues`` as one word-bounded, case-insensitive alternation; None when empty."""
         return _alternation(self.cues)
 
 

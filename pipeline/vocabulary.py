@@ -236,6 +236,7 @@ class Vocabulary:
 
     @property
     def entities(self) -> tuple[Entity, ...]:
+        """Every entity, in the order first added (rows of one entity already merged)."""
         return tuple(self._entities)
 
     def __len__(self) -> int:

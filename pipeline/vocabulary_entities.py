@@ -33,6 +33,7 @@ class Entity:
 
     @property
     def is_drug(self) -> bool:
+        """True when ``semantic_type`` is ``drug`` (not a drug ``class``)."""
         return self.semantic_type == "drug"
 
 

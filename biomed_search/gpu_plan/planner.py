@@ -54,6 +54,8 @@ class DeploymentDemand:
 
     @property
     def gpu_ms_per_search(self) -> float:
+        """Whole-GPU time one search takes on this deployment (ms): items per search
+        over ``cost.throughput_per_s``."""
         return 1000.0 * self.items_per_search / self.cost.throughput_per_s
 
 

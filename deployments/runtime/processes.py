@@ -120,16 +120,28 @@ class ManagedServer:
 
     @property
     def state_path(self) -> Path:
+        """The server's JSON state file, ``data_dir / STATE_FILE``."""
         return self.data_dir / self.STATE_FILE
 
     @property
     def log_path(self) -> Path:
+        """The server's log file, ``data_dir / LOG_FILE``."""
         return self.data_dir / self.LOG_FILE
 
     def start(self) -> Self:
+        """Start or reuse the server; return ``self``. Subclasses implement it.
+
+        Raises:
+            NotImplementedError: here, in the base class.
+        """
         raise NotImplementedError
 
     def stop(self) -> None:
+        """Stop the server. Subclasses implement it.
+
+        Raises:
+            NotImplementedError: here, in the base class.
+        """
         raise NotImplementedError
 
     def __enter__(self) -> Self:

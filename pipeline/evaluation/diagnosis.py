@@ -67,17 +67,22 @@ class CorpusFacts:
 
     @property
     def known(self) -> bool:
+        """True when the relevant documents are known (``relevant_documents`` not None)."""
         return self.relevant_documents is not None
 
     @property
     def relevant_collections(self) -> set[str]:
+        """Every collection a relevant document was ingested into (empty when unknown)."""
         return {c for cs in (self.relevant_documents or {}).values() for c in cs}
 
 
 class CorpusProbe(Protocol):
     """Finds what is stored that is relevant to a query."""
 
-    async def facts(self, query: EvalQuery, judgement: Judgement) -> CorpusFacts: ...
+    async def facts(self, query: EvalQuery, judgement: Judgement) -> CorpusFacts:
+        """The stored documents relevant to ``query`` under ``judgement`` (``qrels`` /
+        ``name``) and the collections they were ingested into."""
+        ...
 
 
 @dataclass

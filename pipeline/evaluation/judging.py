@@ -32,6 +32,8 @@ class ResultItem:
 
     @classmethod
     def from_chunk(cls, chunk: Chunk) -> ResultItem:
+        """The item of a returned ``Chunk``: its ``biomed_section`` as ``section``, its
+        ``content`` as ``text`` and its ``similarity`` ([0, 1], A-2) as ``score``."""
         return cls(
             chunk_id=chunk.chunk_id,
             document_id=chunk.document_id,

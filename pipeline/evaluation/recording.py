@@ -120,6 +120,8 @@ class RecordingVectorStore:
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
     ) -> list[NodeWithScore]:
+        """The wrapped store's ``search_dense`` (``vector`` ``(d,)`` float32); its hits are
+        recorded as a ``dense`` call when a recording is open."""
         hits = await self.inner.search_dense(collection, vector, top_k, scope, with_vectors)
         self._record("dense", collection, scope, hits)
         return hits
@@ -132,6 +134,8 @@ class RecordingVectorStore:
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
     ) -> list[NodeWithScore]:
+        """The wrapped store's ``search_lexical`` (BM25); its hits are recorded as a
+        ``lexical`` call when a recording is open."""
         hits = await self.inner.search_lexical(collection, query_text, top_k, scope, with_vectors)
         self._record("lexical", collection, scope, hits)
         return hits
@@ -144,6 +148,9 @@ class RecordingVectorStore:
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
     ) -> list[NodeWithScore]:
+        """The wrapped store's ``search_fingerprint`` (packed 2048-bit Morgan fingerprint,
+        256 bytes); its hits are recorded as a ``structure`` call when a recording is
+        open."""
         hits = await self.inner.search_fingerprint(
             collection, fingerprint, top_k, scope, with_vectors
         )
@@ -158,6 +165,8 @@ class RecordingVectorStore:
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
     ) -> list[NodeWithScore]:
+        """The wrapped store's ``search_inchikey``; its hits are recorded as a
+        ``structure`` call when a recording is open."""
         hits = await self.inner.search_inchikey(collection, inchikey, top_k, scope, with_vectors)
         self._record("structure", collection, scope, hits)
         return hits
@@ -169,10 +178,14 @@ class RecordingVectorStore:
         vectors: np.ndarray,
         lexical_texts: Sequence[str] | None = None,
     ) -> int:
+        """The wrapped store's ``upsert`` (``vectors`` ``(len(nodes), d)`` float32), not
+        recorded; the number of distinct node ids written."""
         return await self.inner.upsert(collection, nodes, vectors, lexical_texts)
 
     async def count(self, collection: str, kb_names: Sequence[str] | None = None) -> int:
+        """The wrapped store's ``count`` (rows; 0 when missing), not recorded."""
         return await self.inner.count(collection, kb_names)
 
     async def has_collection(self, collection: str) -> bool:
+        """The wrapped store's ``has_collection``, not recorded."""
         return await self.inner.has_collection(collection)

@@ -147,9 +147,11 @@ class EvalRun:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def rows_of(self, ablation: str) -> list[QueryRow]:
+        """The rows of ablation ``ablation``, in run order (``[]`` for an unknown name)."""
         return [row for row in self.rows if row.ablation == ablation]
 
     def to_dict(self) -> dict[str, Any]:
+        """The whole run as plain dicts and lists (``dataclasses.asdict``)."""
         return asdict(self)
 
 

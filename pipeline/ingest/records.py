@@ -76,4 +76,5 @@ class SourceRecord:
 
     @property
     def record_id(self) -> str:
+        """``"<document_id>#<section_index>"``."""
         return f"{self.document_id}#{self.section_index}"

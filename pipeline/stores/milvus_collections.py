@@ -256,6 +256,12 @@ class MilvusCollectionsMixin:
         return lines
 
     async def has_collection(self, collection: str) -> bool:
+        """True when ``collection`` exists (via :meth:`describe`, which loads it).
+
+        Raises:
+            ValueError: the dense index has a metric the store does not use.
+            BackendUnavailable: the server does not answer.
+        """
         return await self.describe(collection) is not None
 
     async def health(self) -> dict[str, Any]:

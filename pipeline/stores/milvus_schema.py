@@ -30,9 +30,6 @@ row); with ``fingerprint_bits`` the store recovers ``c`` and the exact Tanimoto
 sparse row, so a row without a structure carries the single dimension
 ``NO_STRUCTURE_DIMENSION`` (outside the fingerprint's bits: no query ever matches it).
 
-The dense index's metric is the collection's (``COSINE`` or ``IP``, from its encoders'
-model cards; :mod:`pipeline.stores.dense_metric`).
-
 VARCHAR limits are checked in UTF-8 bytes (the stricter reading of Milvus' ``max_length``)
 before a row is sent, and a violation raises ``ValueError`` naming the node and field.
 """
@@ -90,10 +87,8 @@ FINGERPRINT_FIELD = "fingerprint"
 FINGERPRINT_BITS_FIELD = "fingerprint_bits"
 INCHIKEY_FIELD = "inchikey"
 INCHIKEY_MAX_BYTES = 64
-#: Collection property naming the encoder weights that wrote its vectors (``float`` /
-#: ``int8``, ``models.specs.ModelProfile.vector_weights``): vectors of an int8 and a float
-#: encoder are not comparable, so the store refuses to mix them in one collection and
-#: reports a search configuration that queries them with the other.
+#: Collection property: the encoder weights that wrote its vectors (``float`` / ``int8``,
+#: ``ModelProfile.vector_weights``); the two are not comparable (``MilvusVectorStore``).
 WEIGHTS_PROPERTY = "biomed_search.encoder_weights"
 #: The sparse dimension of a row without a structure (fingerprint bits are 0..2047).
 NO_STRUCTURE_DIMENSION = FINGERPRINT_BITS
@@ -121,6 +116,7 @@ class DenseIndex:
 
     @classmethod
     def flat(cls) -> DenseIndex:
+        """FLAT (exact search, no build or search parameters): the default."""
         return cls()
 
     @classmethod
@@ -140,10 +136,9 @@ class DenseIndex:
 
 @dataclass(frozen=True)
 class CollectionInfo:
-    """What the store needs to know about an existing collection. ``metric`` is its dense
-    index's metric: ``cosine`` or ``ip`` (see the module docstring). ``weights``: the
-    encoder weights its vectors were written with (``float`` / ``int8``, the collection's
-    :data:`WEIGHTS_PROPERTY`), None for a collection created before it was recorded."""
+    """What the store needs to know about an existing collection: its dense index's
+    ``metric`` (``cosine`` / ``ip``, :mod:`pipeline.stores.dense_metric`) and the encoder
+    ``weights`` of its vectors (:data:`WEIGHTS_PROPERTY`; None: created before it)."""
 
     name: str
     dimension: int
@@ -261,9 +256,7 @@ def collection_info_from_description(description: Mapping[str, Any]) -> Collecti
         raise ValueError(f"collection {name!r} has no '{DENSE_FIELD}' vector field")
     structure = {FINGERPRINT_FIELD, FINGERPRINT_BITS_FIELD, INCHIKEY_FIELD} <= names
     weights = (description.get("properties") or {}).get(WEIGHTS_PROPERTY)
-    return CollectionInfo(
-        name=name, dimension=dimension, hybrid=hybrid, structure=structure, weights=weights
-    )
+    return CollectionInfo(name, dimension, hybrid, structure, weights=weights)
 
 
 def output_fields(hybrid: bool, with_vectors: bool, structure: bool = False) -> list[str]:

@@ -120,6 +120,8 @@ class PostgresDocumentRegistry:
                 raise
 
     async def close(self) -> None:
+        """Close the connection pool (no-op when not open); :meth:`open` may be called
+        again."""
         if self._opened:
             await self._pool.close()
             self._pool = self._new_pool()  # open() may be called again

@@ -248,16 +248,15 @@ class SearchRequest(BaseModel):
     kb_ids: list[str] = Field(default_factory=list, max_length=64)
     document_ids: list[str] = Field(default_factory=list, max_length=4096)
     tags: list[str] = Field(default_factory=list, max_length=64)
-    # the upper bounds of page, page_size and top_k are configuration (request.*), checked
-    # by Retriever.validate: a fixed schema cap as well told a client "<= 1000" for 1001
-    # and then "<= 100" for 1000
-    page: int = Field(1, ge=1, description="at most request.max_page (1000 by default)")
+    # upper bounds of page, page_size, top_k: configuration (request.*, Retriever.validate);
+    # strict: JSON of another type is refused, not converted (true was page_size 1)
+    page: int = Field(1, ge=1, strict=True, description="at most request.max_page (default 1000)")
     page_size: int | None = Field(
-        None, ge=1,
+        None, ge=1, strict=True,
         description="default: final_top_k (5); at most request.max_page_size (100 by default)",
     )
     top_k: int = Field(
-        1024, ge=1,
+        1024, ge=1, strict=True,
         description="candidate pool cap; at most request.top_k (1024 by default), which is "
         "also the default when the field is left out",
     )
@@ -266,6 +265,7 @@ class SearchRequest(BaseModel):
         ge=0.0,
         le=1.0,
         allow_inf_nan=False,  # NaN passed "<= 1" checks only to be told it is not <= 1
+        strict=True,
         description=(
             "default 0.2. Drops chunks whose `similarity` is below it. `similarity` is in "
             "[0, 1] and non-increasing down the results: in the reranked window "
@@ -279,11 +279,11 @@ class SearchRequest(BaseModel):
         ),
     )
     vector_similarity_weight: float | None = Field(
-        None, ge=0.0, le=1.0, allow_inf_nan=False,
+        None, ge=0.0, le=1.0, allow_inf_nan=False, strict=True,
         description="dense weight; lexical weight is 1 - it (default 0.3)",
     )
-    rerank: bool = True
-    highlight: bool = False
+    rerank: bool = Field(True, strict=True)
+    highlight: bool = Field(False, strict=True)
     route_mode: Literal["hybrid", "text", "visual"] = "hybrid"
     namespace: str = Field("biomed", min_length=1, max_length=64)
     collections: list[str] | None = Field(

@@ -113,6 +113,15 @@ async def post(client, body: Any, key: str = "key-admin", raw: bool = False) -> 
         ({"query": "ok", "document_ids": ["d" * 300]}, "document_ids"),
         ({"query": "ok", "tags": "not-a-list"}, "tags"),
         ({"query": 12}, "query"),
+        # JSON of another type is refused, not converted (true became page_size 1)
+        ({"query": "ok", "page_size": True}, "page_size"),
+        ({"query": "ok", "page_size": "5"}, "page_size"),
+        ({"query": "ok", "page": 2.0}, "page"),
+        ({"query": "ok", "top_k": "100"}, "top_k"),
+        ({"query": "ok", "rerank": "yes"}, "rerank"),
+        ({"query": "ok", "highlight": 1}, "highlight"),
+        ({"query": "ok", "similarity_threshold": "0.5"}, "similarity_threshold"),
+        ({"query": "ok", "vector_similarity_weight": True}, "vector_similarity_weight"),
     ],
 )
 async def test_bad_input_is_422_naming_the_field(client, body, field):

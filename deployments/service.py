@@ -69,9 +69,9 @@ class SearchService:
         self._store: Any = None
         self._registry: Any = None
         self._opening: asyncio.Task[None] | None = None
-        #: Store-level warnings found when the stores opened, added to every response
-        #: (``MilvusVectorStore.weights_mismatches``).
-        self.vector_warnings: list[str] = []
+        #: Collection -> a warning found when the stores opened, added to each response
+        #: that searched the collection (``MilvusVectorStore.weights_mismatches``).
+        self.vector_warnings: dict[str, str] = {}
         self._keys = [
             (key.name, key.secret(), key.kb_ids, key.admin) for key in config.auth.api_keys
         ]
@@ -118,7 +118,7 @@ class SearchService:
         except BaseException:
             await stores.__aexit__(None, None, None)
             raise
-        for line in self.vector_warnings:
+        for line in self.vector_warnings.values():
             logger.warning("%s", line)
         self._stores_cm, self._store, self._registry = stores, store, registry
         ports = RetrieverPorts(store=store, models=self.models, registry=registry)
@@ -214,7 +214,10 @@ class SearchService:
         )
         retriever = await self._retriever(deadline)
         response = await retriever.search(request, image=image, deadline=deadline)
-        response.warnings.extend(self.vector_warnings)
+        searched = {plan.collection for plan in response.route}
+        response.warnings.extend(
+            line for name, line in self.vector_warnings.items() if name in searched
+        )
         if response.total == 0 and named_kbs:
             response.warnings.extend(await self._empty_kb_warnings(named_kbs, deadline))
         return response
@@ -301,7 +304,7 @@ class SearchService:
         report: dict[str, Any] = {"ready": all(v == "ok" for v in checks.values()),
                                   "checks": checks}
         if self.vector_warnings:  # it answers, but worse than it should: say why
-            report["warnings"] = list(self.vector_warnings)
+            report["warnings"] = list(self.vector_warnings.values())
         return report
 
     async def model_stats(self) -> dict[str, Any]:

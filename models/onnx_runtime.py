@@ -159,14 +159,29 @@ def quantized_cached(float_path: Path) -> Path:
         raise ModelNotAvailableError(f"no float32 ONNX export at {float_path} to quantise")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp.onnx")
     logger.info("quantising %s to dynamic int8 at %s", float_path.name, path)
+    # quantize_dynamic logs advice meant for static quantisation on the root logger
+    advice = _DropMessage("pre-processing before quantization")
+    logging.getLogger().addFilter(advice)
     try:
         quantize_dynamic(
             str(float_path), str(temporary), weight_type=QuantType.QInt8, per_channel=True
         )
         os.replace(temporary, path)
     finally:  # a failed quantisation leaves no temporary file behind
+        logging.getLogger().removeFilter(advice)
         temporary.unlink(missing_ok=True)
     return path
+
+
+class _DropMessage(logging.Filter):
+    """Drops log records whose message contains ``text``."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.text not in record.getMessage()
 
 
 def onnx_providers(device: torch.device) -> list[str]:

@@ -226,21 +226,24 @@ class MilvusCollectionsMixin:
                 f"vectors of {written} encoder weights{recorded} and this configuration "
                 f"writes {wanted} ones (models.runtime: onnx-int8 is int8, torch and onnx "
                 f"float); the two are not comparable in one collection. Ingest with the "
-                f"runtime that wrote it, or drop it and ingest its documents again"
+                f"runtime that wrote it, or ingest everything again into a new data dir "
+                f"(or after dropping it: pymilvus MilvusClient(uri).drop_collection("
+                f"{self.physical_name(name)!r}))"
             )
 
-    async def weights_mismatches(self) -> list[str]:
+    async def weights_mismatches(self) -> dict[str, str]:
         """One line per existing collection whose vectors were written with other encoder
         weights (:data:`~pipeline.stores.milvus_schema.WEIGHTS_PROPERTY`) than the
         configuration queries it with (``weights`` of the store): int8 queries against
         float vectors lose ranking quality (``bench/README.md`` "int8 quality"). A
         collection created before the weights were recorded counts as float (the only
-        default then). Empty when every configured collection matches.
+        default then). Collection -> its line; empty when every configured collection
+        matches.
 
         Raises:
             BackendUnavailable: the server does not answer.
         """
-        lines = []
+        lines = {}
         for name, wanted in sorted(self.weights.items()):
             info = await self.describe(name)
             if info is None:
@@ -248,10 +251,11 @@ class MilvusCollectionsMixin:
             written = info.weights or "float"
             if written != wanted:
                 recorded = "" if info.weights else f" ({UNRECORDED})"
-                lines.append(
+                lines[name] = (
                     f"collection {name!r} holds vectors of {written} encoder weights"
                     f"{recorded} and is queried with {wanted} ones: ranking suffers; serve "
-                    f"with the models.runtime that ingested it, or ingest it again"
+                    f"with the models.runtime that ingested it, or ingest it again (into a "
+                    f"new data dir, or after dropping the collection)"
                 )
         return lines
 

@@ -517,15 +517,15 @@ async def test_encoder_weights_are_recorded_and_never_mixed(milvus_server) -> No
         with pytest.raises(ValueError, match=r"int8 encoder weights.*writes float"):
             await floats.check_writable()  # before an ingest deletes anything
         await int8.check_writable()
-        assert await int8.weights_mismatches() == []
-        [line] = await floats.weights_mismatches()
+        assert await int8.weights_mismatches() == {}
+        [line] = (await floats.weights_mismatches()).values()
         assert name in line and "int8 encoder weights" in line and "float ones" in line
 
         assert (await unrecorded.ensure_collection(old, DIMENSION, hybrid=False)).weights is None
         assert (await floats.ensure_collection(old, DIMENSION, hybrid=False)).weights is None
         with pytest.raises(ValueError, match="not recorded"):
             await queried_int8.ensure_collection(old, DIMENSION, hybrid=False)
-        [line] = await queried_int8.weights_mismatches()
+        [line] = (await queried_int8.weights_mismatches()).values()
         assert old in line and "not recorded" in line and "int8 ones" in line
         with pytest.raises(ValueError, match="not recorded"):  # counted as float
             await queried_int8.check_writable()

@@ -43,10 +43,12 @@ def test_int8_runtime_gives_int8_weights_to_text_and_smiles_collections_only(tmp
 
 async def test_a_service_querying_float_vectors_with_int8_weights_warns(tmp_path, endpoints):
     floats = _config(tmp_path, "torch")
-    report = await ingest_slice(floats, endpoints, "clinic", ("tagrisso",), compounds=())
+    report = await ingest_slice(floats, endpoints, "clinic", ("tagrisso",), ("ASPIRIN",))
     assert report.chunks_written.get("biomed_text"), report.as_dict()
+    assert report.chunks_written.get("chemical"), report.as_dict()
     ports, _models = local_model_ports(floats)
-    request = SearchRequest(query="osimertinib side effects", kb_ids=["clinic"])
+    request = SearchRequest(
+        query="osimertinib side effects", kb_ids=["clinic"], collections=["biomed_text"])
 
     matching = SearchService(floats, endpoints, ports)
     int8 = SearchService(_config(tmp_path, "onnx-int8"), endpoints, ports)
@@ -62,8 +64,9 @@ async def test_a_service_querying_float_vectors_with_int8_weights_warns(tmp_path
         assert "int8 ones" in line
         assert [chunk.chunk_id for chunk in warned.chunks] == [
             chunk.chunk_id for chunk in answered.chunks]  # it still answers
-        ready = await int8.readiness()
+        ready = await int8.readiness()  # every collection; a response: those it searched
         assert any("'biomed_text'" in warning for warning in ready["warnings"])
+        assert any("'chemical'" in warning for warning in ready["warnings"])
     finally:
         await matching.close()
         await int8.close()

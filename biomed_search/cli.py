@@ -110,11 +110,14 @@ def build_parser() -> argparse.ArgumentParser:
         "and print the ranked results",
     )
     _common(query)
-    query.add_argument("text")
-    query.add_argument("--url", default="http://127.0.0.1:8000")
-    query.add_argument("--kb", action="append", default=[])
-    query.add_argument("--page-size", type=int, default=5)
-    query.add_argument("--api-key", default=os.environ.get("BIOMED_SEARCH_API_KEY"))
+    query.add_argument("text", help="the question (or a SMILES string)")
+    query.add_argument("--url", default="http://127.0.0.1:8000",
+                       help="the service (default %(default)s); none there: searched in-process")
+    query.add_argument("--kb", action="append", default=[],
+                       help="search only this knowledge base (repeat for more)")
+    query.add_argument("--page-size", type=int, default=5, help="results (default 5)")
+    query.add_argument("--api-key", default=os.environ.get("BIOMED_SEARCH_API_KEY"),
+                       help="bearer key (default: $BIOMED_SEARCH_API_KEY)")
     query.add_argument("--json", action="store_true", help="print the raw JSON response")
 
     evaluate = commands.add_parser("eval", help="retrieval quality with ablations")

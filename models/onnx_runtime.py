@@ -41,8 +41,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 OUTPUT_NAME = "output"
-#: The input whose 1s mark a row's own tokens (every family's tokenizer gives it).
-MASK_INPUT = "attention_mask"
 
 
 def onnx_cache_key(
@@ -198,15 +196,7 @@ def onnx_providers(device: torch.device) -> list[str]:
 
 
 class OnnxForward:
-    """Runs an exported model with ONNX Runtime; same call shape as ``TorchForward``.
-
-    ``row_by_row`` (the int8 runtime): each row runs alone, on its own tokens (the
-    ``attention_mask`` ones, padding dropped). A dynamically quantised model scales its
-    activations per forward pass over the whole input tensor, so in a batch a text's
-    vector would depend on the texts (and the padding) it shares the pass with: the same
-    query could rank differently under load. On the CPU a row alone costs about what it
-    costs in a batch with the int8 model (batches of 8 gained 1.04x; ``bench/README.md``).
-    """
+    """Runs an exported model with ONNX Runtime; same call shape as ``TorchForward``."""
 
     def __init__(
         self,
@@ -214,9 +204,7 @@ class OnnxForward:
         input_names: Sequence[str],
         device: torch.device,
         cpu_threads: int | None = None,
-        row_by_row: bool = False,
     ):
-        self.row_by_row = row_by_row and MASK_INPUT in input_names
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         if cpu_threads is not None:
@@ -232,12 +220,5 @@ class OnnxForward:
         feeds = {
             name: np.ascontiguousarray(inputs[name], dtype=np.int64) for name in self.input_names
         }
-        if not self.row_by_row:
-            (output,) = self.session.run([OUTPUT_NAME], feeds)
-            return np.asarray(output, dtype=np.float32)
-        outputs = []
-        for row, mask in enumerate(feeds[MASK_INPUT].astype(bool)):
-            alone = {name: array[row : row + 1, mask] for name, array in feeds.items()}
-            (output,) = self.session.run([OUTPUT_NAME], alone)
-            outputs.append(np.asarray(output, dtype=np.float32))
-        return np.concatenate(outputs, axis=0)
+        (output,) = self.session.run([OUTPUT_NAME], feeds)
+        return np.asarray(output, dtype=np.float32)

@@ -257,10 +257,4 @@ def build_forward(
     path = export_cached(module, spec, profile, input_names, example_inputs, folder, extra_key)
     if runtime is Runtime.ONNX_INT8:
         path = quantized_cached(path)
-    return OnnxForward(
-        path,
-        input_names,
-        resolve_device(profile),
-        profile.cpu_threads,
-        row_by_row=runtime is Runtime.ONNX_INT8,  # a vector must not depend on its batch
-    )
+    return OnnxForward(path, input_names, resolve_device(profile), profile.cpu_threads)

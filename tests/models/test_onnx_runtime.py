@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-import torch
 
 from models.loader import load_cross_encoder, load_encoder
 from models.onnx_runtime import OnnxForward
@@ -127,25 +126,3 @@ def test_real_minilm_int8_stays_close_to_float32(
     # a second load reuses the cached file
     load_encoder(profile.spec("general-text"), profile)
     assert sorted((tmp_path / "onnx").glob("*.int8-per-channel.onnx")) == quantised
-
-
-def test_an_int8_vector_does_not_depend_on_its_batch(offline_profile, tmp_path: Path) -> None:
-    """The int8 model quantises activations per forward pass; run batched, a query's
-    vector changed with the texts (and padding) beside it. Run row by row, a text gets
-    the same vector alone and in any batch."""
-    from models.onnx_runtime import OnnxForward
-
-    profile = offline_profile.model_copy(update={
-        "runtime": "onnx-int8", "onnx_cache_dir": tmp_path / "onnx",
-        "cpu_max_tokens_per_forward": 4096, "max_batch_size": 64})
-    encoder = load_encoder(profile.spec("general-text"), profile)
-    assert isinstance(encoder.forward, OnnxForward) and encoder.forward.row_by_row
-    query = "osimertinib side effects"
-    company = ["Take one tablet daily with water, " * 30, "EGFR T790M lung cancer", "insulin"]
-    alone = encoder.encode([query])
-    batched = encoder.encode([query, *company])
-    np.testing.assert_array_equal(batched[:1], alone)
-    # the same int8 model run as one batch: the query's vector moves
-    whole = OnnxForward(encoder.forward.path, encoder.forward.input_names, torch.device("cpu"))
-    encoder.forward = whole
-    assert not np.array_equal(encoder.encode([query, *company])[:1], alone)

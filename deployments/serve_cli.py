@@ -79,7 +79,6 @@ async def ensure_demo_corpus(
     metrics = collection_metrics(config)
     weights = collection_weights(config, "document")
     async with open_stores(endpoints, config.stores, metrics, weights) as (store, registry):
-        await store.check_writable()
         documents = await registry.count_documents()
         if not demo_needed(documents, await registry.count_documents(DEMO_KB), demo):
             if demo is None and documents:
@@ -89,6 +88,7 @@ async def ensure_demo_corpus(
                     flush=True,
                 )
             return None
+        await store.check_writable()  # only an ingest is refused; a search just warns
         print(
             "ingesting the demo corpus into kb 'demo' (a few minutes on 2 CPU cores)...",
             flush=True,

@@ -5,6 +5,7 @@ ports, tests and the in-process baseline with local ones."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import hmac
 import logging
@@ -69,8 +70,9 @@ class SearchService:
         self._store: Any = None
         self._registry: Any = None
         self._opening: asyncio.Task[None] | None = None
-        #: Collection -> a warning found when the stores opened, added to each response
-        #: that searched the collection (``MilvusVectorStore.weights_mismatches``).
+        #: Collection -> a warning found when the stores opened (and again at each
+        #: ``/readyz``), added to each response that searched the collection
+        #: (``MilvusVectorStore.weights_mismatches``).
         self.vector_warnings: dict[str, str] = {}
         self._keys = [
             (key.name, key.secret(), key.kb_ids, key.admin) for key in config.auth.api_keys
@@ -97,9 +99,12 @@ class SearchService:
             # its own context: not a child of the request that happened to start it
             self._opening = asyncio.create_task(self._open(), context=contextvars.Context())
             self._opening.add_done_callback(_retrieve_exception)
+        opening = self._opening
         try:
-            await asyncio.wait_for(asyncio.shield(self._opening), timeout_s)
-        except TimeoutError:
+            await asyncio.wait_for(asyncio.shield(opening), timeout_s)
+        except TimeoutError as error:
+            if opening.done():  # the opening itself timed out, not this caller's wait
+                raise BackendUnavailable(f"the stores did not open: {error}") from error
             raise BackendUnavailable(
                 f"the stores did not open within {timeout_s:.1f} s (PostgreSQL or Milvus "
                 "does not answer; still trying)"
@@ -301,6 +306,10 @@ class SearchService:
             run("postgres", self._registry.health),
             *(run(name, check) for name, check in self.models.health_checks.items()),
         )
+        if checks.get("milvus") == "ok":  # again: collections made since the stores opened
+            with contextlib.suppress(BackendUnavailable, TimeoutError):
+                self.vector_warnings = await asyncio.wait_for(
+                    self._store.weights_mismatches(), READINESS_CHECK_S)
         report: dict[str, Any] = {"ready": all(v == "ok" for v in checks.values()),
                                   "checks": checks}
         if self.vector_warnings:  # it answers, but worse than it should: say why

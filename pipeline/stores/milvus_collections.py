@@ -245,7 +245,11 @@ class MilvusCollectionsMixin:
         """
         lines = {}
         for name, wanted in sorted(self.weights.items()):
-            info = await self.describe(name)
+            try:
+                info = await self.describe(name)
+            except ValueError as error:  # not one of ours: say so, keep serving the rest
+                lines[name] = f"collection {name!r} cannot be read: {error}"
+                continue
             if info is None:
                 continue
             written = info.weights or "float"

@@ -108,6 +108,10 @@ class PostgresDocumentRegistry:
             await self._pool.close()
             self._pool = self._new_pool()
             raise BackendUnavailable(f"PostgreSQL registry unreachable: {error}") from error
+        except BaseException:  # cancelled while connecting: leave no pool workers behind
+            await self._pool.close()
+            self._pool = self._new_pool()
+            raise
         self._opened = True
         if self.migrate_on_open:
             try:

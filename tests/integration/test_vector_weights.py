@@ -70,3 +70,38 @@ async def test_a_service_querying_float_vectors_with_int8_weights_warns(tmp_path
     finally:
         await matching.close()
         await int8.close()
+
+
+async def test_serving_a_float_data_dir_with_int8_is_not_refused(tmp_path, endpoints):
+    """Only an ingest is refused: ``serve`` on a data dir that already holds documents
+    ingests no demo corpus, so the weights check must not stop it (it then warns)."""
+    from deployments.serve_cli import ensure_demo_corpus
+
+    floats = _config(tmp_path, "torch")
+    await ingest_slice(floats, endpoints, "served", ("tagrisso",), compounds=())
+    assert await ensure_demo_corpus(_config(tmp_path, "onnx-int8"), endpoints) is None
+
+
+async def test_a_collection_that_cannot_be_read_is_a_warning_not_a_failure(endpoints):
+    """A configured collection whose index the store cannot use (here an L2 index): the
+    weights check reports it and the others, and raises nothing."""
+    from pymilvus import DataType, MilvusClient
+
+    from pipeline.stores.milvus import MilvusVectorStore
+
+    client = MilvusClient(endpoints.milvus_uri)
+    schema = MilvusClient.create_schema(auto_id=False)
+    schema.add_field("node_id", DataType.VARCHAR, is_primary=True, max_length=64)
+    schema.add_field("dense", DataType.FLOAT_VECTOR, dim=4)
+    index = client.prepare_index_params()
+    index.add_index("dense", index_type="FLAT", metric_type="L2")
+    client.create_collection("odd_l2", schema=schema, index_params=index)
+    store = MilvusVectorStore(endpoints.milvus_uri, collection_prefix="odd_",
+                              weights={"l2": "int8", "missing": "int8"})
+    try:
+        lines = await store.weights_mismatches()
+        assert list(lines) == ["l2"] and "cannot be read" in lines["l2"], lines
+    finally:
+        await store.close()
+        client.drop_collection("odd_l2")
+        client.close()

@@ -58,3 +58,24 @@ async def test_a_store_that_does_not_answer_fails_each_request_within_its_timeou
     assert service.retriever is None
     await service.close()  # cancels the opening still waiting for PostgreSQL
     assert service._opening is None
+
+
+async def test_a_registry_open_cancelled_while_connecting_leaves_no_pool_running(tmp_path):
+    """``SearchService.close`` cancels an opening stuck on PostgreSQL; the pool's
+    scheduler and workers must go with it (they kept retrying the connection)."""
+    from pipeline.stores.registry import PostgresDocumentRegistry
+
+    def pool_tasks() -> list[asyncio.Task]:
+        return [task for task in asyncio.all_tasks() if not task.done()
+                and "psycopg_pool" in getattr(task.get_coro(), "cr_code",
+                                              type("c", (), {"co_filename": ""})).co_filename]
+
+    before = len(pool_tasks())
+    registry = PostgresDocumentRegistry(f"postgresql://x@/none?host={tmp_path}")
+    opening = asyncio.create_task(registry.open())
+    await asyncio.sleep(0.5)
+    assert len(pool_tasks()) > before  # it is trying
+    opening.cancel()
+    await asyncio.gather(opening, return_exceptions=True)
+    await asyncio.sleep(0.1)
+    assert len(pool_tasks()) == before

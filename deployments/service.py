@@ -219,10 +219,11 @@ class SearchService:
         )
         retriever = await self._retriever(deadline)
         response = await retriever.search(request, image=image, deadline=deadline)
-        searched = {plan.collection for plan in response.route}
-        response.warnings.extend(
-            line for name, line in self.vector_warnings.items() if name in searched
-        )
+        if self.vector_warnings:
+            searched = {plan.collection for plan in response.route}
+            response.warnings.extend(
+                line for name, line in self.vector_warnings.items() if name in searched
+            )
         if response.total == 0 and named_kbs:
             response.warnings.extend(await self._empty_kb_warnings(named_kbs, deadline))
         return response

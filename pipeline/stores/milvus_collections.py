@@ -31,6 +31,15 @@ from pipeline.stores.milvus_schema import (
 UNRECORDED = "not recorded: created before 2026-12-03, counted as float"
 
 
+def _other_weights(info: CollectionInfo, wanted: str | None) -> str | None:
+    """``"vectors of <w> encoder weights"`` when ``info``'s weights are not ``wanted``
+    (a collection from before the record counts as float, the only default then)."""
+    written = info.weights or "float"
+    if not wanted or written == wanted:
+        return None
+    return f"vectors of {written} encoder weights" + ("" if info.weights else f" ({UNRECORDED})")
+
+
 class MilvusCollectionsMixin:
     """Collection methods of ``MilvusVectorStore``; the store (``milvus.py``) provides
     the clients (``_client``, ``_sync``), ``_guard``, ``_run``, the settings and the
@@ -218,17 +227,15 @@ class MilvusCollectionsMixin:
 
     def _refuse_other_weights(self, name: str, existing: CollectionInfo) -> None:
         wanted = self.weights.get(name)
-        written = existing.weights or "float"  # before the record: float, the default then
-        if wanted and written != wanted:
-            recorded = "" if existing.weights else f" ({UNRECORDED})"
+        held = _other_weights(existing, wanted)
+        if held:
             raise ValueError(
                 f"collection {name!r} ({self.physical_name(name)!r} on {self.uri}) holds "
-                f"vectors of {written} encoder weights{recorded} and this configuration "
-                f"writes {wanted} ones (models.runtime: onnx-int8 is int8, torch and onnx "
-                f"float); the two are not comparable in one collection. Ingest with the "
-                f"runtime that wrote it, or ingest everything again into a new data dir "
-                f"(or after dropping it: pymilvus MilvusClient(uri).drop_collection("
-                f"{self.physical_name(name)!r}))"
+                f"{held} and this configuration writes {wanted} ones (models.runtime: "
+                f"onnx-int8 is int8, torch and onnx float); the two are not comparable in "
+                f"one collection. Ingest with the runtime that wrote it, or ingest "
+                f"everything again into a new data dir (or after dropping it: pymilvus "
+                f"MilvusClient(uri).drop_collection({self.physical_name(name)!r}))"
             )
 
     async def weights_mismatches(self) -> dict[str, str]:
@@ -250,16 +257,13 @@ class MilvusCollectionsMixin:
             except ValueError as error:  # not one of ours: say so, keep serving the rest
                 lines[name] = f"collection {name!r} cannot be read: {error}"
                 continue
-            if info is None:
-                continue
-            written = info.weights or "float"
-            if written != wanted:
-                recorded = "" if info.weights else f" ({UNRECORDED})"
+            held = _other_weights(info, wanted) if info is not None else None
+            if held:
                 lines[name] = (
-                    f"collection {name!r} holds vectors of {written} encoder weights"
-                    f"{recorded} and is queried with {wanted} ones: ranking suffers; serve "
-                    f"with the models.runtime that ingested it, or ingest it again (into a "
-                    f"new data dir, or after dropping the collection)"
+                    f"collection {name!r} holds {held} and is queried with {wanted} "
+                    f"ones: ranking suffers; serve with the models.runtime that ingested "
+                    f"it, or ingest it again (into a new data dir, or after dropping the "
+                    f"collection)"
                 )
         return lines
 

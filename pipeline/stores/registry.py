@@ -104,13 +104,11 @@ class PostgresDocumentRegistry:
             return
         try:
             await self._pool.open(wait=True, timeout=self.timeout_s)
-        except PoolTimeout as error:
+        except BaseException as error:  # timed out or cancelled: no pool workers left
             await self._pool.close()
             self._pool = self._new_pool()
-            raise BackendUnavailable(f"PostgreSQL registry unreachable: {error}") from error
-        except BaseException:  # cancelled while connecting: leave no pool workers behind
-            await self._pool.close()
-            self._pool = self._new_pool()
+            if isinstance(error, PoolTimeout):
+                raise BackendUnavailable(f"PostgreSQL registry unreachable: {error}") from error
             raise
         self._opened = True
         if self.migrate_on_open:

@@ -14,6 +14,7 @@ from ray import serve
 from deployments.batching import BatchStats, ScoreRequest, items_in, score_batch
 from deployments.model_replica import BatchSettings, gather_split
 from deployments.roles import load_shared
+from models.inputs import text_batch
 from models.specs import ModelProfile
 
 __all__ = ["CrossEncoderDeployment"]
@@ -44,9 +45,13 @@ class CrossEncoderDeployment:
     async def score(
         self, query: str, texts: Sequence[str], titles: Sequence[str] | None = None
     ) -> np.ndarray:
-        """One raw score per ``[query, "title. text"]`` pair, (n,) float32, in order."""
-        text_list = list(texts)
-        title_list = list(titles) if titles is not None else None
+        """One raw score per ``[query, "title. text"]`` pair, (n,) float32, in order.
+
+        Raises:
+            ModelInputError: ``texts`` or ``titles`` is a single string, holds a
+                non-string, or the counts differ (:func:`models.inputs.text_batch`).
+        """
+        text_list, title_list = text_batch(texts, titles)
 
         async def piece(part: Sequence[str], offset: int) -> np.ndarray:
             part_titles = (

@@ -28,6 +28,7 @@ from deployments.embeddings_http import EncodeTimings, embeddings_call
 from deployments.embeddings_port import EmbeddingsPort
 from deployments.model_replica import BatchSettings, gather_split
 from deployments.roles import load_shared
+from models.inputs import text_batch
 from models.specs import ModelProfile
 
 __all__ = ["EncoderDeployment"]
@@ -119,12 +120,13 @@ class EncoderDeployment:
 
         Raises:
             KeyError: a role this deployment does not serve.
+            ModelInputError: ``texts`` or ``titles`` is a single string, holds a
+                non-string, or the counts differ (:func:`models.inputs.text_batch`).
         """
         if role not in self.models:
             raise KeyError(f"role {role!r} not served here (roles: {', '.join(self.roles)})")
         entered = time.perf_counter()
-        text_list = list(texts)
-        title_list = list(titles) if titles is not None else None
+        text_list, title_list = text_batch(texts, titles)
 
         async def piece(part: Sequence[str], offset: int) -> tuple[np.ndarray, float, float]:
             part_titles = (

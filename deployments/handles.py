@@ -17,6 +17,7 @@ from ray.serve.handle import DeploymentHandle
 
 from deployments.call_coalescing import CallCoalescer, MergeSettings
 from models.errors import ModelInputError
+from models.inputs import text_batch
 from pipeline.errors import BackendUnavailable, InvalidInput
 
 __all__ = [
@@ -59,13 +60,27 @@ async def call_handle(name: str, call: Awaitable[T]) -> T:
         raise BackendUnavailable(f"{name}: {type(cause).__name__}: {cause}"[:500]) from error
 
 
-async def _encode(handle: DeploymentHandle, role: str, texts: Sequence[str],
-                  titles: Sequence[str] | None) -> np.ndarray:
-    """One ``encode`` handle call, its failures translated (:func:`call_handle`)."""
-    return await call_handle(
-        f"encoder {role}",
-        handle.encode.remote(role, list(texts), list(titles) if titles is not None else None),
-    )
+def _lists(
+    texts: Sequence[str], titles: Sequence[str] | None = None
+) -> tuple[list[str], list[str] | None]:
+    """:func:`models.inputs.text_batch` before a handle call, so a bare string fails here
+    rather than crossing to the replica as a list of characters.
+
+    Raises:
+        InvalidInput: ``texts`` or ``titles`` is a single string, holds a non-string, or
+            the counts differ.
+    """
+    try:
+        return text_batch(texts, titles)
+    except ModelInputError as error:
+        raise InvalidInput(str(error)) from error
+
+
+async def _encode(handle: DeploymentHandle, role: str, texts: list[str],
+                  titles: list[str] | None) -> np.ndarray:
+    """One ``encode`` handle call of checked lists (:func:`_lists`), its failures
+    translated (:func:`call_handle`)."""
+    return await call_handle(f"encoder {role}", handle.encode.remote(role, texts, titles))
 
 
 def merged_encoder_calls(handle: DeploymentHandle, settings: MergeSettings) -> CallCoalescer:
@@ -103,9 +118,11 @@ class HandleTextEncoder:
         """(n, d) float32 vectors of ``texts``, in order.
 
         Raises:
-            InvalidInput: the model rejected one of these texts.
+            InvalidInput: the model rejected one of these texts, or ``texts`` /
+                ``titles`` is not a sequence of strings (:func:`_lists`).
             BackendUnavailable: the deployment could not answer.
         """
+        texts, titles = _lists(texts, titles)
         if self.merged is not None:
             return await self.merged.encode(self.role, texts, titles)
         return await _encode(self.handle, self.role, texts, titles)
@@ -129,9 +146,7 @@ class HandleCrossEncoder:
         """
         return await call_handle(
             "cross-encoder",
-            self.handle.score.remote(
-                query, list(texts), list(titles) if titles is not None else None
-            ),
+            self.handle.score.remote(query, *_lists(texts, titles)),
         )
 
 
@@ -162,8 +177,9 @@ class HandleImageEncoder:
             InvalidInput: the role has no text tower (R-XM-2), or a bad input.
             BackendUnavailable: the deployment could not answer.
         """
+        texts, _ = _lists(texts)
         return await call_handle(
-            f"image encoder {self.role}", self.handle.encode_texts.remote(self.role, list(texts))
+            f"image encoder {self.role}", self.handle.encode_texts.remote(self.role, texts)
         )
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from deployments.roles import load_shared
 from models.errors import ModelInputError, ModelNotAvailableError
+from models.inputs import text_batch, text_list
 from models.protocols import ImageEmbedder, PairScorer, TextEmbedder
 from models.specs import Modality, ModelProfile
 from pipeline.errors import BackendUnavailable, InvalidInput
@@ -68,9 +69,7 @@ class LocalTextEncoder:
             InvalidInput: the model rejected an input.
             BackendUnavailable: the model is not available.
         """
-        return await _call(
-            self.lock, self.model.encode, list(texts), list(titles) if titles is not None else None
-        )
+        return await _call(self.lock, lambda: self.model.encode(*text_batch(texts, titles)))
 
 
 @dataclass
@@ -102,7 +101,7 @@ class LocalImageEncoder:
             InvalidInput: the model has no text tower (R-XM-2), or a bad input.
             BackendUnavailable: the model is not available.
         """
-        return await _call(self.lock, self.model.encode_texts, list(texts))
+        return await _call(self.lock, lambda: self.model.encode_texts(text_list(texts)))
 
 
 @dataclass
@@ -122,13 +121,7 @@ class LocalCrossEncoder:
             InvalidInput: the model rejected an input.
             BackendUnavailable: the model is not available.
         """
-        return await _call(
-            self.lock,
-            self.model.score,
-            query,
-            list(texts),
-            list(titles) if titles is not None else None,
-        )
+        return await _call(self.lock, lambda: self.model.score(query, *text_batch(texts, titles)))
 
 
 @dataclass

@@ -13,7 +13,14 @@ from PIL import Image
 
 from models.errors import ModelInputError
 
-__all__ = ["decode_images", "join_title", "text_list", "title_list", "truncate_characters"]
+__all__ = [
+    "decode_images",
+    "join_title",
+    "text_batch",
+    "text_list",
+    "title_list",
+    "truncate_characters",
+]
 
 
 def text_list(texts: Sequence[str], name: str = "texts") -> list[str]:
@@ -46,6 +53,19 @@ def title_list(titles: Sequence[str | None] | None, count: int) -> list[str] | N
     if len(items) != count:
         raise ModelInputError(f"got {len(items)} titles for {count} texts; give one per text")
     return text_list(items, "titles")
+
+
+def text_batch(
+    texts: Sequence[str], titles: Sequence[str | None] | None = None
+) -> tuple[list[str], list[str] | None]:
+    """``texts`` and ``titles`` as lists, checked at a model port before they cross a
+    thread or a process (where a bare string would become a list of characters).
+
+    Raises:
+        ModelInputError: as :func:`text_list` and :func:`title_list`.
+    """
+    items = text_list(texts)
+    return items, title_list(titles, len(items))
 
 
 def join_title(title: str, text: str) -> str:

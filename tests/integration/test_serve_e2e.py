@@ -166,6 +166,14 @@ async def test_merged_encoder_calls_answer_as_separate_calls(apps, config):
     )
     assert isinstance(mixed[1], InvalidInput), mixed[1]
     np.testing.assert_allclose(np.concatenate([mixed[0], mixed[2]]), expected[:2], atol=1e-4)
+    # a bare string is refused before it is merged (it would go out as one text per
+    # character), and titles must line up with texts
+    sent = merged.calls_sent
+    with pytest.raises(InvalidInput, match="single string"):
+        await port.encode(texts[0])
+    with pytest.raises(InvalidInput, match="2 titles for 1 texts"):
+        await port.encode([texts[0]], ["a", "b"])
+    assert merged.calls_sent == sent
 
 
 def test_failed_cross_encoder_falls_back_and_is_recorded(apps):

@@ -301,11 +301,12 @@ async def ingest_ray(
     registry: Any,
     settings: RayIngestSettings | None = None,
     progress: bool = True,
-    namespace: str = "biomed",
+    namespace: str | None = None,
     encoder_class: type[BatchEncoder] = BatchEncoder,
 ) -> RayIngestResult:
     """Ingest ``records`` into ``kb_name`` with the encoders on Ray Data (module
-    docstring); Ray must be initialised (``deployments.ingest.connect_ray``).
+    docstring); Ray must be initialised (``deployments.ingest.connect_ray``). Documents
+    are registered under ``namespace`` (default: ``config.pipeline.namespace``).
 
     Raises:
         ValueError: a document's sections are not together in the source.
@@ -331,6 +332,7 @@ async def ingest_ray(
     bar = tqdm(unit="chunk", disable=not progress, desc=f"ingest {kb_name} (ray)")
     run = _RayIngest(config, runner, settings, encoder_class, bar)
     queue = Queue(maxsize=settings.queue_blocks, actor_options={"num_cpus": 0})
+    namespace = namespace or config.pipeline.namespace
     producer = asyncio.create_task(run.produce(records, kb_name, namespace, queue))
     consumer: asyncio.Task[None] | None = None
     batches = None

@@ -20,7 +20,7 @@ import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -81,25 +81,26 @@ class IngestReport:
         }
 
 
-def content_hash(records: Sequence[SourceRecord], kb_name: str, salt: str) -> str:
-    """Fingerprint of a document's content, its kb and the ingest configuration."""
-    digest = hashlib.sha256(salt.encode())
+def content_hash(
+    records: Sequence[SourceRecord], kb_name: str, salt: str, namespace: str = ""
+) -> str:
+    """Fingerprint of everything an ingest stores for one document: every field of its
+    section records (text, titles, kind, drugs, tags, file name, source URI, extras), its
+    kb, its namespace and the ingest configuration (``salt``). 32 hex characters.
+
+    Any field in it, changed, makes the next ingest write the document again: the title
+    is part of each chunk's encoded text, the kind picks its collections (R-ING-4), the
+    file name and source URI are chunk metadata, the namespace is the registry's.
+    """
+    digest = hashlib.sha256(f"fields-v2|{salt}".encode())
     digest.update(kb_name.encode())
+    digest.update(f"|namespace:{namespace}".encode())
     if any(record.smiles for record in records):
         # compounds carry standardised structures (SPEC A-3): new rules, new rows
         digest.update(STRUCTURE_RULES_VERSION.encode())
     for record in sorted(records, key=lambda r: r.section_index):
-        digest.update(
-            json.dumps(
-                [
-                    record.document_name,
-                    record.section_title,
-                    record.text,
-                    record.smiles,
-                    list(record.tags),
-                ]
-            ).encode()
-        )
+        fields = asdict(record)
+        digest.update(json.dumps(fields, sort_keys=True, default=str).encode())
     return digest.hexdigest()[:32]
 
 
@@ -176,15 +177,18 @@ class IngestRunner:
         return f"{salt}|prefix:{prefix}" if prefix else salt
 
     async def run(
-        self, records: Iterable[SourceRecord], kb_name: str, namespace: str = "biomed"
+        self, records: Iterable[SourceRecord], kb_name: str, namespace: str | None = None
     ) -> IngestReport:
-        """Ingest ``records`` into knowledge base ``kb_name``.
+        """Ingest ``records`` into knowledge base ``kb_name``, registered under
+        ``namespace`` (default: the settings' ``namespace``, the one the supplementary
+        recall looks documents up in, R-SUP-2).
 
         Raises:
             pipeline.errors.BackendUnavailable: a store or encoder is down (documents
                 already registered stay; a re-run resumes).
         """
         started = time.perf_counter()
+        namespace = namespace or self.settings.namespace
         report = IngestReport()
         documents: dict[str, list[SourceRecord]] = {}
         for record in valid_records(records, report.failures):
@@ -234,7 +238,10 @@ class IngestRunner:
             pipeline.errors.BackendUnavailable: the registry does not answer.
         """
         salt = self._salt()
-        hashes = {doc_id: content_hash(recs, kb_name, salt) for doc_id, recs in documents.items()}
+        hashes = {
+            doc_id: content_hash(recs, kb_name, salt, namespace)
+            for doc_id, recs in documents.items()
+        }
         stored = await self.registry.lookup_documents(list(documents))
         todo = {
             doc_id: recs

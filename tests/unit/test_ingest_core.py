@@ -1,6 +1,7 @@
 """R-ING-1..5: readers, sections, chunking, profiles, primary drugs (the runner against
 real Milvus and PostgreSQL is in tests/integration)."""
 
+import dataclasses
 import json
 
 import pytest
@@ -228,3 +229,52 @@ async def test_runner_twice_adds_nothing_and_reports_bad_records(vocabulary):
         node_id.startswith("biomed_text:ema-tagrisso#s4-c") for node_id in store.rows["biomed_text"]
     )
     assert len(store.rows["biomed_text"]) > 1
+
+
+async def test_a_changed_title_namespace_or_source_is_written_again(vocabulary):
+    # The content hash covered text, section titles, SMILES and tags only: a new title
+    # (part of every chunk's encoded text), source URI or namespace was "unchanged".
+    store, registry = InMemoryVectorStore(), InMemoryRegistry()
+    encoder = HashingTextEncoder()
+    runner = IngestRunner(
+        store=store,
+        registry=registry,
+        encoders={"pubmedbert": encoder, "medcpt-article": encoder, "general-text": encoder},
+        settings=PipelineSettings(collections={"medcpt_text": {"enabled": False}}),
+        vocabulary=vocabulary,
+    )
+    base = leaflet("Diarrhoea and rash.")
+    assert (await runner.run([base], "kb")).documents_written == 1
+    assert (await runner.run([base], "kb")).documents_unchanged == 1
+
+    retitled = dataclasses.replace(base, title="Tagrisso 80 mg")
+    assert (await runner.run([retitled], "kb")).documents_written == 1
+    (node, _, _), = store.rows["biomed_text"].values()
+    assert node.text.startswith("Tagrisso 80 mg — ")
+
+    moved = dataclasses.replace(retitled, source_uri="https://example.org/tagrisso-v2")
+    assert (await runner.run([moved], "kb")).documents_written == 1
+    assert registry.documents["ema-tagrisso"].source_uri == "https://example.org/tagrisso-v2"
+
+    again = await runner.run([moved], "kb", namespace="oncology")
+    assert again.documents_written == 1
+    assert registry.documents["ema-tagrisso"].namespace == "oncology"
+    assert (await runner.run([moved], "kb", namespace="oncology")).documents_unchanged == 1
+
+
+async def test_documents_are_registered_under_the_configured_namespace(vocabulary):
+    # the supplementary recall looks documents up in pipeline.namespace (R-SUP-2); the
+    # ingest registered every document under "biomed" whatever the config said
+    store, registry = InMemoryVectorStore(), InMemoryRegistry()
+    encoder = HashingTextEncoder()
+    runner = IngestRunner(
+        store=store,
+        registry=registry,
+        encoders={"pubmedbert": encoder, "medcpt-article": encoder, "general-text": encoder},
+        settings=PipelineSettings(
+            namespace="oncology", collections={"medcpt_text": {"enabled": False}}
+        ),
+        vocabulary=vocabulary,
+    )
+    assert (await runner.run([leaflet("Diarrhoea and rash.")], "kb")).documents_written == 1
+    assert registry.documents["ema-tagrisso"].namespace == "oncology"

@@ -1,17 +1,27 @@
-"""Records into documents: validation (R-ING-6) and grouping a record stream by document.
+"""Records into documents: validation (R-ING-6), grouping a record stream by document and
+the content hash that says whether a stored document changed.
 
 Both ingest engines call these; :mod:`pipeline.ingest.runner` re-exports the names.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
 
 from pipeline.ingest.records import SourceRecord
+from pipeline.structure import STRUCTURE_RULES_VERSION
 
-__all__ = ["RecordFailure", "stream_documents", "valid_records", "validate_record"]
+__all__ = [
+    "RecordFailure",
+    "content_hash",
+    "stream_documents",
+    "valid_records",
+    "validate_record",
+]
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#@/+-]{0,200}$")
 _MAX_TEXT_CHARS = 2_000_000
@@ -82,3 +92,26 @@ def stream_documents(
         current = [record]
     if current:
         yield current[0].document_id, current
+
+
+def content_hash(
+    records: Sequence[SourceRecord], kb_name: str, salt: str, namespace: str = ""
+) -> str:
+    """Fingerprint of everything an ingest stores for one document: every field of its
+    section records (text, titles, kind, drugs, tags, file name, source URI, extras), its
+    kb, its namespace and the ingest configuration (``salt``). 32 hex characters.
+
+    Any field in it, changed, makes the next ingest write the document again: the title
+    is part of each chunk's encoded text, the kind picks its collections (R-ING-4), the
+    file name and source URI are chunk metadata, the namespace is the registry's.
+    """
+    digest = hashlib.sha256(f"fields-v2|{salt}".encode())
+    digest.update(kb_name.encode())
+    digest.update(f"|namespace:{namespace}".encode())
+    if any(record.smiles for record in records):
+        # compounds carry standardised structures (SPEC A-3): new rules, new rows
+        digest.update(STRUCTURE_RULES_VERSION.encode())
+    for record in sorted(records, key=lambda r: r.section_index):
+        fields = asdict(record)
+        digest.update(json.dumps(fields, sort_keys=True, default=str).encode())
+    return digest.hexdigest()[:32]

@@ -14,19 +14,18 @@ goes in.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from pipeline.ingest.chunker import ChunkDraft, chunk_document
 from pipeline.ingest.documents import (
     RecordFailure,
+    content_hash,
     stream_documents,
     valid_records,
     validate_record,
@@ -38,7 +37,6 @@ from pipeline.lexical import lexical_document_text
 from pipeline.ports import IngestRegistry, IngestVectorStore, TextEncoder
 from pipeline.schema import DocumentRecord, Node
 from pipeline.settings import CollectionSpec, PipelineSettings
-from pipeline.structure import STRUCTURE_RULES_VERSION
 from pipeline.vocabulary import Vocabulary
 
 __all__ = [
@@ -79,29 +77,6 @@ class IngestReport:
             "failures": [f"{f.record_id}: {f.reason}" for f in self.failures],
             "seconds": round(self.seconds, 2),
         }
-
-
-def content_hash(
-    records: Sequence[SourceRecord], kb_name: str, salt: str, namespace: str = ""
-) -> str:
-    """Fingerprint of everything an ingest stores for one document: every field of its
-    section records (text, titles, kind, drugs, tags, file name, source URI, extras), its
-    kb, its namespace and the ingest configuration (``salt``). 32 hex characters.
-
-    Any field in it, changed, makes the next ingest write the document again: the title
-    is part of each chunk's encoded text, the kind picks its collections (R-ING-4), the
-    file name and source URI are chunk metadata, the namespace is the registry's.
-    """
-    digest = hashlib.sha256(f"fields-v2|{salt}".encode())
-    digest.update(kb_name.encode())
-    digest.update(f"|namespace:{namespace}".encode())
-    if any(record.smiles for record in records):
-        # compounds carry standardised structures (SPEC A-3): new rules, new rows
-        digest.update(STRUCTURE_RULES_VERSION.encode())
-    for record in sorted(records, key=lambda r: r.section_index):
-        fields = asdict(record)
-        digest.update(json.dumps(fields, sort_keys=True, default=str).encode())
-    return digest.hexdigest()[:32]
 
 
 def encoder_inputs(

@@ -95,8 +95,10 @@ class FailingEncoder(BatchEncoder):
 
 
 def _stored(uri, store, config) -> dict[str, dict[str, np.ndarray]]:
-    """Collection -> node id -> vector, read with a plain client (no de-duplication)."""
-    client = MilvusClient(uri=uri)
+    """Collection -> node id -> vector, read with a plain client (no de-duplication).
+    A dedicated connection: a shared one pymilvus had to recover after the server sent
+    GOAWAY (too many pings, under load) failed this test once."""
+    client = MilvusClient(uri=uri, dedicated=True)
     try:
         result: dict[str, dict[str, np.ndarray]] = {}
         for name in config.pipeline.enabled_collections():

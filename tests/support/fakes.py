@@ -295,6 +295,7 @@ class InMemoryRegistry:
             for record in self.documents.values()
             if any(term.lower() in record.name.lower() for term in terms)
             and (not kbs or record.kb_name in kbs)
+            and (namespace is None or record.namespace == namespace)
         ]
         return sorted(found)
 

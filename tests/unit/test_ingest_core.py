@@ -195,21 +195,24 @@ def test_a_file_its_reader_cannot_read_is_named_in_the_error(tmp_path, vocabular
         list(read_source(folder, vocabulary))
 
 
-async def test_runner_twice_adds_nothing_and_reports_bad_records(vocabulary):
+def hashing_runner(vocabulary, **settings):
+    """An ingest runner on in-memory stores, every document role on one hashing encoder,
+    MedCPT's collection off: ``(runner, store, registry)``."""
     store, registry = InMemoryVectorStore(), InMemoryRegistry()
     encoder = HashingTextEncoder()
+    roles = ("pubmedbert", "medcpt-article", "general-text", "molformer")
     runner = IngestRunner(
         store=store,
         registry=registry,
-        encoders={
-            "pubmedbert": encoder,
-            "medcpt-article": encoder,
-            "general-text": encoder,
-            "molformer": encoder,
-        },
-        settings=PipelineSettings(collections={"medcpt_text": {"enabled": False}}),
+        encoders=dict.fromkeys(roles, encoder),
+        settings=PipelineSettings(collections={"medcpt_text": {"enabled": False}}, **settings),
         vocabulary=vocabulary,
     )
+    return runner, store, registry
+
+
+async def test_runner_twice_adds_nothing_and_reports_bad_records(vocabulary):
+    runner, store, _ = hashing_runner(vocabulary)
     records = [
         leaflet("Diarrhoea and rash."),
         SourceRecord(document_id="bad id!", document_name="x", text="t"),
@@ -234,15 +237,7 @@ async def test_runner_twice_adds_nothing_and_reports_bad_records(vocabulary):
 async def test_a_changed_title_namespace_or_source_is_written_again(vocabulary):
     # The content hash covered text, section titles, SMILES and tags only: a new title
     # (part of every chunk's encoded text), source URI or namespace was "unchanged".
-    store, registry = InMemoryVectorStore(), InMemoryRegistry()
-    encoder = HashingTextEncoder()
-    runner = IngestRunner(
-        store=store,
-        registry=registry,
-        encoders={"pubmedbert": encoder, "medcpt-article": encoder, "general-text": encoder},
-        settings=PipelineSettings(collections={"medcpt_text": {"enabled": False}}),
-        vocabulary=vocabulary,
-    )
+    runner, store, registry = hashing_runner(vocabulary)
     base = leaflet("Diarrhoea and rash.")
     assert (await runner.run([base], "kb")).documents_written == 1
     assert (await runner.run([base], "kb")).documents_unchanged == 1
@@ -265,16 +260,10 @@ async def test_a_changed_title_namespace_or_source_is_written_again(vocabulary):
 async def test_documents_are_registered_under_the_configured_namespace(vocabulary):
     # the supplementary recall looks documents up in pipeline.namespace (R-SUP-2); the
     # ingest registered every document under "biomed" whatever the config said
-    store, registry = InMemoryVectorStore(), InMemoryRegistry()
-    encoder = HashingTextEncoder()
-    runner = IngestRunner(
-        store=store,
-        registry=registry,
-        encoders={"pubmedbert": encoder, "medcpt-article": encoder, "general-text": encoder},
-        settings=PipelineSettings(
-            namespace="oncology", collections={"medcpt_text": {"enabled": False}}
-        ),
-        vocabulary=vocabulary,
-    )
+    runner, _, registry = hashing_runner(vocabulary, namespace="oncology")
     assert (await runner.run([leaflet("Diarrhoea and rash.")], "kb")).documents_written == 1
     assert registry.documents["ema-tagrisso"].namespace == "oncology"
+    assert await registry.lookup_document_ids_by_name_terms(["tagrisso"], None, "oncology") == [
+        "ema-tagrisso"
+    ]
+    assert await registry.lookup_document_ids_by_name_terms(["tagrisso"], None, "biomed") == []

@@ -3,20 +3,15 @@
 The acceptance: with a Hugging Face cache holding a random-weight copy of each
 role's real layout (``scripts/build_tiny_production_cache.py``), the production profile
 starts, answers ``/v1/search`` and ``/v1/search/image``, and ``/readyz`` lists every model
-deployment ok. The service is the real one: ``load_config("production", overlay)`` (the
-same call as ``biomed-search serve --profile production --config overlay``), the real
-loaders resolving the hub ids from that cache, the application of
-``deployments.app.build_application`` on a local Ray Serve (the session's
-``serve_cluster``), real Milvus Lite and PostgreSQL, and a demo slice ingested with the
-in-process runner so that searches return hits. The random weights make rankings
-meaningless: the tests check that every path runs, not what it ranks first.
-
-Two drivers. The in-process tests check each path in detail (every plan undegraded, the
-image collections created empty beforehand). ``test_biomed_search_serve_cli`` runs the
-acceptance's literal command, ``biomed-search serve --profile production --config
-overlay`` in a subprocess with ``HF_HOME`` pointing at the tiny cache (its own embedded
-stores, the whole demo corpus ingested on first start, its own Ray), then stops it with
-Ctrl-C and checks that it exits 0 and leaves no process behind.
+deployment ok. The service is the acceptance's literal command, ``biomed-search serve
+--profile production --config overlay``, run once for the module in a subprocess with
+``HF_HOME`` pointing at the tiny cache: the real loaders resolving the hub ids from that
+cache, its own embedded Milvus Lite and PostgreSQL, the whole demo corpus ingested on
+first start, its own Ray. The image collections are created empty in its data directory
+beforehand (the ingest reads no images), so an image search runs every image plan. At
+the end it is stopped with Ctrl-C, and the module checks that it exits 0 and leaves no
+process behind. The random weights make rankings meaningless: the tests check that every
+path runs, not what it ranks first.
 """
 
 from __future__ import annotations
@@ -42,14 +37,17 @@ from deployments.config import AppConfig, load_config
 from deployments.ingest import document_roles
 from deployments.roles import model_deployments
 from deployments.runtime import find_free_port
-from deployments.serve_cli import wait_ready
-from deployments.stores import StoreEndpoints, collection_metrics, open_stores
+from deployments.stores import (
+    EmbeddedServers,
+    StoreEndpoints,
+    collection_metrics,
+    open_stores,
+)
 from scripts.build_tiny_production_cache import (
     PRODUCTION_PROFILE,
     TinyProductionCache,
     build_tiny_production_cache,
 )
-from tests.support.slices import ingest_slice
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -67,150 +65,33 @@ def tiny_cache(tmp_path_factory: pytest.TempPathFactory) -> TinyProductionCache:
 
 @pytest.fixture(scope="module")
 def config(tiny_cache: TinyProductionCache, tmp_path_factory: pytest.TempPathFactory):
-    """The production profile with the script's overlay; collections prefixed ``prod_``
-    on the session's Milvus server."""
+    """The production profile with the script's overlay, as the tests read it."""
     return load_config(
-        "production",
-        tiny_cache.overlay_path,
-        data_dir=tmp_path_factory.mktemp("production"),
-        overrides={"stores": {"collection_prefix": "prod_"}},
+        "production", tiny_cache.overlay_path, data_dir=tmp_path_factory.mktemp("production")
     )
 
 
-async def _create_image_collections(config: AppConfig, endpoints: StoreEndpoints) -> None:
-    """The image collections, empty: the ingest reads no images, and an image search of a
-    missing collection would only degrade its plan."""
-    async with open_stores(endpoints, config.stores, collection_metrics(config)) as (store, _):
-        for name in IMAGE_COLLECTIONS:
-            spec = config.pipeline.collections[name]
-            dimension = config.models.spec(spec.document_encoder).dimension
-            await store.ensure_collection(name, dimension, spec.hybrid, metric=spec.metric)
+def _create_image_collections(config: AppConfig) -> None:
+    """The image collections, empty, in ``config``'s data directory (its embedded stores,
+    started and stopped here): the demo ingest reads no images, and an image search of a
+    missing collection finds nothing to search."""
 
+    async def create(endpoints: StoreEndpoints) -> None:
+        metrics = collection_metrics(config)
+        async with open_stores(endpoints, config.stores, metrics) as (store, _):
+            for name in IMAGE_COLLECTIONS:
+                spec = config.pipeline.collections[name]
+                dimension = config.models.spec(spec.document_encoder).dimension
+                await store.ensure_collection(name, dimension, spec.hybrid, metric=spec.metric)
 
-@pytest.fixture(scope="module")
-def corpus(config, endpoints):
-    """A demo slice ingested once with the production document encoders (tiny)."""
-    report = asyncio.run(ingest_slice(config, endpoints, "demo"))
-    assert report.documents_written > 0 and not report.failures
-    asyncio.run(_create_image_collections(config, endpoints))
-    return report
-
-
-@pytest.fixture(scope="module")
-def app_url(serve_cluster, config, endpoints, corpus):
-    """The production application on Ray Serve at ``/production``, once ready."""
-    from ray import serve
-
-    from deployments.app import build_application
-
-    serve.run(build_application(config, endpoints), name="production", route_prefix="/production")
-    url = f"{serve_cluster.url}/production"
+    servers = EmbeddedServers(config)
     try:
-        wait_ready(url, timeout_s=420)
-        yield url
+        asyncio.run(create(servers.start()))
     finally:
-        serve.delete("production")
+        servers.stop()
 
 
-def _search(url: str, **fields: Any) -> dict[str, Any]:
-    response = httpx.post(f"{url}/v1/search", json=fields, timeout=120)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def _stage(body: dict[str, Any], name: str) -> dict[str, Any]:
-    return next(entry for entry in body["trace"] if entry["name"] == name)
-
-
-def test_overlay_changes_only_the_widths(config, tiny_cache):
-    """Every production role keeps its family, source, pooling and metric; only the
-    widths (and UNI2's size kwargs) are the tiny ones, read from the tiny cache."""
-    production = yaml.safe_load(PRODUCTION_PROFILE.read_text(encoding="utf-8"))["models"]
-    assert set(config.models.roles) == set(production["roles"])
-    for role, published in production["roles"].items():
-        spec = config.models.spec(role)
-        assert spec.source == published["source"]
-        assert spec.family.value == published["family"]
-        assert spec.metric.value == published.get("metric", "cosine")
-        if "pooling" in published:
-            assert spec.pooling.value == published["pooling"]
-        if published.get("dimension"):
-            assert spec.dimension < published["dimension"]
-    assert config.models.hf_cache_dir == tiny_cache.hub_cache
-    assert config.pipeline.collections["medcpt_text"].metric == "ip"
-
-
-def test_readyz_lists_every_model_deployment_ok(app_url, config):
-    deployments = model_deployments(config)
-    served = {role for deployment in deployments for role in deployment.roles}
-    # every production role runs: query side in a deployment, the rest at ingest
-    assert served | set(document_roles(config)) == set(config.models.enabled_roles())
-    assert {d.kind for d in deployments} == {"encoder", "image_encoder", "cross_encoder"}
-    expected = {"cross-encoder" if d.kind == "cross_encoder" else d.name for d in deployments} | {
-        "milvus",
-        "postgres",
-    }
-    response = httpx.get(f"{app_url}/readyz", timeout=60)
-    assert response.status_code == 200, response.text
-    report = response.json()
-    assert report["ready"] is True
-    assert set(report["checks"]) == expected
-    assert set(report["checks"].values()) == {"ok"}, report["checks"]
-
-
-def test_text_search_returns_chunks_through_every_text_plan(app_url):
-    body = _search(app_url, query="osimertinib side effects")
-    assert body["chunks"]
-    collections = {plan["collection"] for plan in body["route"]}
-    assert {"biomed_text", "medcpt_text"} <= collections  # medcpt_dual_search
-    for name in collections:
-        assert _stage(body, f"plan:{name}")["degraded"] is False, _stage(body, f"plan:{name}")
-    assert _stage(body, "tier2")["degraded"] is False  # the MedCPT cross-encoder scored
-
-
-def test_smiles_search_routes_to_molformer(app_url):
-    body = _search(app_url, query=GEFITINIB)
-    assert [plan["collection"] for plan in body["route"]] == ["chemical"]
-    assert body["chunks"] and {c["collection"] for c in body["chunks"]} == {"chemical"}
-    assert _stage(body, "plan:chemical")["degraded"] is False
-
-
-def _png() -> bytes:
-    image = Image.new("RGB", (40, 40), (200, 30, 30))
-    image.paste((20, 20, 220), (10, 10, 30, 30))
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def test_image_search_encodes_the_upload_with_the_image_models(app_url):
-    response = httpx.post(
-        f"{app_url}/v1/search/image",
-        files={"image": ("slide.png", _png(), "image/png")},
-        data={"query": "osimertinib"},
-        timeout=120,
-    )
-    assert response.status_code == 200, response.text
-    body = response.json()
-    assert body["chunks"]
-    collections = {plan["collection"] for plan in body["route"]}
-    assert set(IMAGE_COLLECTIONS) <= collections
-    for name in IMAGE_COLLECTIONS:  # each image model embedded the PNG, Milvus searched
-        assert _stage(body, f"plan:{name}")["degraded"] is False, _stage(body, f"plan:{name}")
-
-
-def test_an_upload_the_image_models_cannot_read_is_a_422_naming_image(app_url):
-    truncated = _png()[:60]  # a PNG signature and header, then nothing
-    response = httpx.post(
-        f"{app_url}/v1/search/image",
-        files={"image": ("slide.png", truncated, "image/png")},
-        timeout=120,
-    )
-    assert response.status_code == 422, response.text  # was 200 for the words "image search"
-    assert response.json()["fields"][0]["field"] == "image", response.text
-
-
-# -- the acceptance's command line: ``biomed-search serve --profile production`` ----------
+# -- the service: ``biomed-search serve --profile production --config overlay`` -----------
 
 
 def _alive(processes: list[psutil.Process]) -> list[psutil.Process]:
@@ -274,6 +155,9 @@ def cli_url(tiny_cache: TinyProductionCache, cli_folder: Path) -> Iterator[str]:
     overlay = yaml.safe_load(tiny_cache.overlay_path.read_text(encoding="utf-8"))
     del overlay["models"]["hf_cache_dir"]
     (folder / "overlay.yaml").write_text(yaml.safe_dump(overlay), encoding="utf-8")
+    _create_image_collections(
+        load_config("production", folder / "overlay.yaml", data_dir=folder / "data")
+    )
     port = find_free_port()
     env = {
         **os.environ,
@@ -318,35 +202,112 @@ def cli_url(tiny_cache: TinyProductionCache, cli_folder: Path) -> Iterator[str]:
             _stop(process, log)
 
 
-def test_biomed_search_serve_cli(cli_url, cli_folder, config):
-    """The acceptance: the command starts on the tiny cache, ``/readyz`` lists every
-    model deployment ok, text, SMILES and image searches answer 200 with chunks."""
-    ready = httpx.get(f"{cli_url}/readyz", timeout=60)
-    assert ready.status_code == 200, ready.text
+def _search(url: str, **fields: Any) -> dict[str, Any]:
+    response = httpx.post(f"{url}/v1/search", json=fields, timeout=120)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _stage(body: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(entry for entry in body["trace"] if entry["name"] == name)
+
+
+def test_overlay_changes_only_the_widths(config, tiny_cache):
+    """Every production role keeps its family, source, pooling and metric; only the
+    widths (and UNI2's size kwargs) are the tiny ones, read from the tiny cache."""
+    production = yaml.safe_load(PRODUCTION_PROFILE.read_text(encoding="utf-8"))["models"]
+    assert set(config.models.roles) == set(production["roles"])
+    for role, published in production["roles"].items():
+        spec = config.models.spec(role)
+        assert spec.source == published["source"]
+        assert spec.family.value == published["family"]
+        assert spec.metric.value == published.get("metric", "cosine")
+        if "pooling" in published:
+            assert spec.pooling.value == published["pooling"]
+        if published.get("dimension"):
+            assert spec.dimension < published["dimension"]
+    assert config.models.hf_cache_dir == tiny_cache.hub_cache
+    assert config.pipeline.collections["medcpt_text"].metric == "ip"
+
+
+def test_readyz_lists_every_model_deployment_ok(cli_url, config):
     deployments = model_deployments(config)
+    served = {role for deployment in deployments for role in deployment.roles}
+    # every production role runs: query side in a deployment, the rest at ingest
+    assert served | set(document_roles(config)) == set(config.models.enabled_roles())
+    assert {d.kind for d in deployments} == {"encoder", "image_encoder", "cross_encoder"}
     expected = {"cross-encoder" if d.kind == "cross_encoder" else d.name for d in deployments} | {
         "milvus",
         "postgres",
     }
-    assert ready.json()["checks"] == dict.fromkeys(expected, "ok")
-    # serve.start applied the command's host and port: Serve's "will not be applied"
-    # notice of the serve.run calls after it would tell the user otherwise
-    assert "will not be applied" not in (cli_folder / "serve.log").read_text(encoding="utf-8")
+    response = httpx.get(f"{cli_url}/readyz", timeout=60)
+    assert response.status_code == 200, response.text
+    report = response.json()
+    assert report["ready"] is True
+    assert set(report["checks"]) == expected
+    assert set(report["checks"].values()) == {"ok"}, report["checks"]
 
-    assert _search(cli_url, query="osimertinib side effects")["chunks"]
-    smiles = _search(cli_url, query=GEFITINIB)
-    assert smiles["chunks"] and {c["collection"] for c in smiles["chunks"]} == {"chemical"}
-    image = httpx.post(
+
+def test_text_search_returns_chunks_through_every_text_plan(cli_url):
+    body = _search(cli_url, query="osimertinib side effects")
+    assert body["chunks"]
+    collections = {plan["collection"] for plan in body["route"]}
+    assert {"biomed_text", "medcpt_text"} <= collections  # medcpt_dual_search
+    for name in collections:
+        assert _stage(body, f"plan:{name}")["degraded"] is False, _stage(body, f"plan:{name}")
+    assert _stage(body, "tier2")["degraded"] is False  # the MedCPT cross-encoder scored
+
+
+def test_smiles_search_routes_to_molformer(cli_url):
+    body = _search(cli_url, query=GEFITINIB)
+    assert [plan["collection"] for plan in body["route"]] == ["chemical"]
+    assert body["chunks"] and {c["collection"] for c in body["chunks"]} == {"chemical"}
+    assert _stage(body, "plan:chemical")["degraded"] is False
+
+
+def _png() -> bytes:
+    image = Image.new("RGB", (40, 40), (200, 30, 30))
+    image.paste((20, 20, 220), (10, 10, 30, 30))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_image_search_encodes_the_upload_with_the_image_models(cli_url, config):
+    response = httpx.post(
         f"{cli_url}/v1/search/image",
         files={"image": ("slide.png", _png(), "image/png")},
         data={"query": "osimertinib"},
         timeout=120,
     )
-    assert image.status_code == 200, image.text
-    assert image.json()["chunks"]
-    # no image is ingested here, so the image plans find no collection; the upload was
-    # still embedded by every image model (their batch counters moved)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["chunks"]
+    collections = {plan["collection"] for plan in body["route"]}
+    assert set(IMAGE_COLLECTIONS) <= collections
+    for name in IMAGE_COLLECTIONS:  # each image model embedded the PNG, Milvus searched
+        assert _stage(body, f"plan:{name}")["degraded"] is False, _stage(body, f"plan:{name}")
     stats = httpx.get(f"{cli_url}/v1/stats", timeout=60).json()["deployments"]
-    for deployment in deployments:
+    for deployment in model_deployments(config):
         if deployment.kind == "image_encoder":
             assert stats[deployment.name]["batches"] >= 1, stats[deployment.name]
+
+
+def test_an_upload_the_image_models_cannot_read_is_a_422_naming_image(cli_url):
+    truncated = _png()[:60]  # a PNG signature and header, then nothing
+    response = httpx.post(
+        f"{cli_url}/v1/search/image",
+        files={"image": ("slide.png", truncated, "image/png")},
+        timeout=120,
+    )
+    assert response.status_code == 422, response.text  # was 200 for the words "image search"
+    assert response.json()["fields"][0]["field"] == "image", response.text
+
+
+def test_biomed_search_serve_cli(cli_url, cli_folder):
+    """The acceptance's command started on the tiny cache (the tests above searched it)
+    and applied its host and port: Serve's "will not be applied" notice of the
+    ``serve.run`` calls after ``serve.start`` would tell the user otherwise. Its Ctrl-C
+    exit is checked when the module ends (:func:`_stop`)."""
+    assert httpx.get(f"{cli_url}/readyz", timeout=60).status_code == 200
+    assert "will not be applied" not in (cli_folder / "serve.log").read_text(encoding="utf-8")

@@ -450,7 +450,7 @@ def served_comparison(
     import torch
     from ray import serve
 
-    from bench.served import deploy_model_apps, model_groups
+    from bench.served import delete_apps, deploy_model_apps, model_groups
     from deployments.roles import load_shared
 
     config = settings.config
@@ -514,9 +514,8 @@ def served_comparison(
         if after is not None:
             after(apps)
     finally:  # the deployments and any front added by ``after``
-        for name in list(serve.status().applications):
-            if name.startswith("bench-encoders"):
-                serve.delete(name)
+        delete_apps([name for name in serve.status().applications
+                     if name.startswith("bench-encoders")])
     return rows
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "EmbeddingsHttp",
     "ModelApp",
     "RateResult",
+    "delete_apps",
     "deploy_embeddings_direct",
     "deploy_embeddings_http",
     "deploy_model_apps",
@@ -130,6 +131,22 @@ def _wait_running(app_names: Sequence[str], timeout_s: float) -> None:
         if failed or time.monotonic() > deadline:
             raise RuntimeError(f"applications not running: {states}")
         time.sleep(1.0)
+
+
+def delete_apps(app_names: Sequence[str], timeout_s: float = 120.0) -> None:
+    """Delete Serve applications together and wait until they are gone: one
+    ``serve.delete`` after another waits about 3 s each for its replicas to stop.
+
+    Raises:
+        RuntimeError: some are still there after ``timeout_s`` seconds.
+    """
+    for name in app_names:
+        serve.delete(name, _blocking=False)
+    deadline = time.monotonic() + timeout_s
+    while left := set(app_names) & set(serve.status().applications):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"applications not deleted after {timeout_s:.0f} s: {left}")
+        time.sleep(0.2)
 
 
 @serve.deployment(name="EmbeddingsHttp", max_ongoing_requests=512,

@@ -33,12 +33,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 from pipeline.text import fold, keyed, match_key
-from pipeline.vocabulary_entities import Entity, EntityMatch, merge_entities
+from pipeline.vocabulary_entities import Entity, EntityMatch, content_fingerprint, merge_entities
 from pipeline.vocabulary_loader import (
     KNOWN_WORDS,
     SHIPPED_VOCABULARY,
@@ -377,6 +377,12 @@ class Vocabulary:
         """Forget the cached matches of recent texts (``find`` keeps the last 4096 short
         texts: one request matches its query in several stages)."""
         self._cache.clear()
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """What this vocabulary finds, hashed (:func:`content_fingerprint`)."""
+        tables = (self._case_sensitive_names, self._guarded_names, self._stop_names)
+        return content_fingerprint(self._entities, *tables, sorted(self._known()))
 
     def describe(self) -> dict[str, Any]:
         """Counts per semantic type and the data sources."""

@@ -5,12 +5,20 @@ name no source types (the drug-suffix rule, R-VOC-2).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import astuple, dataclass
 
 from pipeline.vocabulary_rules import has_drug_suffix
 
-__all__ = ["Entity", "EntityMatch", "infer_type", "merge_entities"]
+__all__ = [
+    "Entity",
+    "EntityMatch",
+    "content_fingerprint",
+    "infer_type",
+    "merge_entities",
+]
 
 
 @dataclass(frozen=True)
@@ -73,3 +81,16 @@ def merge_entities(first: Entity, second: Entity) -> Entity:
         cui=first.cui or second.cui,
         smiles=first.smiles or second.smiles,
     )
+
+
+def content_fingerprint(entities: Iterable[Entity], *tables: object) -> str:
+    """sha256 (16 hex characters) of ``entities`` (every field, in order) and of the
+    name ``tables`` (JSON-serialisable: dicts, lists, None): two vocabularies that find
+    the same entities in a text have the same fingerprint. Ingest stores what a
+    vocabulary found (primary drugs R-ING-3, lexical texts R-REQ-6, profiles R-ING-4),
+    so it counts a document written under another fingerprint as changed."""
+    digest = hashlib.sha256(b"biomed-vocabulary-v1")
+    for entity in entities:
+        digest.update(json.dumps(astuple(entity)).encode())
+    digest.update(json.dumps(tables, sort_keys=True, default=sorted).encode())
+    return digest.hexdigest()[:16]

@@ -148,7 +148,11 @@ class IngestRunner:
         # collection prefixes (two deployments, two test modules) must write each.
         # (No prefix adds nothing, so stores written before this keep their hashes.)
         prefix = getattr(self.store, "collection_prefix", "")
-        salt = f"v1|{ingest.chunk_tokens}|{ingest.chunk_overlap}|{','.join(roles)}"
+        # What the vocabulary found is stored too (primary drugs, lexical texts, profiles)
+        salt = (
+            f"v1|{ingest.chunk_tokens}|{ingest.chunk_overlap}|{','.join(roles)}"
+            f"|vocabulary:{self.vocabulary.fingerprint}"
+        )
         return f"{salt}|prefix:{prefix}" if prefix else salt
 
     async def run(

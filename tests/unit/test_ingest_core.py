@@ -15,6 +15,7 @@ from pipeline.ingest.runner import IngestRunner, validate_record
 from pipeline.ingest.sections import canonical_section
 from pipeline.schema import CHUNK_METADATA_KEYS
 from pipeline.settings import IngestSettings, PipelineSettings
+from pipeline.vocabulary import Entity, Vocabulary
 from tests.support.fakes import HashingTextEncoder, InMemoryRegistry, InMemoryVectorStore
 
 pytestmark = pytest.mark.unit
@@ -267,3 +268,26 @@ async def test_documents_are_registered_under_the_configured_namespace(vocabular
         "ema-tagrisso"
     ]
     assert await registry.lookup_document_ids_by_name_terms(["tagrisso"], None, "biomed") == []
+
+
+async def test_a_changed_vocabulary_writes_the_documents_again():
+    # Ingest stores what the vocabulary found (primary drugs, lexical texts): with a new
+    # vocabulary the old chunks kept the old entities, and the runner called them unchanged.
+    def stored_primary_drugs(store):
+        return [sorted(node.metadata["primary_drugs"])
+                for rows in store.rows.values() for node, _, _ in rows.values()]
+
+    gefitinib = Entity("gefitinib", "drug")
+    record = leaflet("Diarrhoea after gefitinib or TAGRISSO in 3 patients.", drugs=())
+    runner, store, _ = hashing_runner(Vocabulary([gefitinib]))
+    assert (await runner.run([record], "kb")).documents_written == 1
+    assert stored_primary_drugs(store) == [["gefitinib"]]
+
+    runner.vocabulary = Vocabulary([gefitinib])  # the same entities, loaded again
+    assert (await runner.run([record], "kb")).documents_unchanged == 1
+
+    osimertinib = Entity("osimertinib", "drug", aliases=("tagrisso",))
+    runner.vocabulary = Vocabulary([gefitinib, osimertinib])
+    assert (await runner.run([record], "kb")).documents_written == 1
+    assert stored_primary_drugs(store) == [["gefitinib", "osimertinib"]]
+    assert (await runner.run([record], "kb")).documents_unchanged == 1

@@ -50,7 +50,7 @@ from pymilvus import AsyncMilvusClient, MilvusClient, MilvusException
 from pipeline.errors import BackendUnavailable
 from pipeline.stores.expressions import DEFAULT_MAX_IDS_PER_EXPRESSION
 from pipeline.stores.milvus_collections import MilvusCollectionsMixin
-from pipeline.stores.milvus_errors import _is_missing_collection, _is_released
+from pipeline.stores.milvus_errors import _is_released
 from pipeline.stores.milvus_schema import CollectionInfo, DenseIndex
 from pipeline.stores.milvus_search import MAX_TOP_K as MAX_TOP_K
 from pipeline.stores.milvus_search import MilvusSearchMixin
@@ -228,12 +228,14 @@ class MilvusVectorStore(
 
     @asynccontextmanager
     async def _guard(self, operation: str, collection: str) -> AsyncIterator[None]:
-        """Map client errors to ``BackendUnavailable`` naming the operation."""
+        """Map client errors to ``BackendUnavailable`` naming the operation. A Milvus
+        error also drops the collection's cached description: the collection may be gone,
+        or dropped and created again with another layout, and the next call reads it
+        afresh (a describe costs 3-7 ms; errors are rare)."""
         try:
             yield
         except MilvusException as error:
-            if _is_missing_collection(error):
-                self._infos.pop(collection, None)
+            self._infos.pop(collection, None)
             raise BackendUnavailable(f"milvus {operation} on {collection!r}: {error}") from error
         except (TimeoutError, OSError) as error:
             raise BackendUnavailable(f"milvus {operation} on {collection!r}: {error}") from error

@@ -245,13 +245,16 @@ class MilvusCollectionsMixin:
         float vectors lose ranking quality (``bench/README.md`` "int8 quality"). A
         collection created before the weights were recorded counts as float (the only
         default then). Collection -> its line; empty when every configured collection
-        matches.
+        matches. Each collection is described afresh (``/readyz`` calls this): one
+        dropped and created again by another writer is read as it is now, for the
+        searches after it too.
 
         Raises:
             BackendUnavailable: the server does not answer.
         """
         lines = {}
         for name, wanted in sorted(self.weights.items()):
+            self._infos.pop(name, None)
             try:
                 info = await self.describe(name)
             except ValueError as error:  # not one of ours: say so, keep serving the rest

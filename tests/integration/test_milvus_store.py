@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from pathlib import Path
 from typing import Any
@@ -534,3 +535,43 @@ async def test_encoder_weights_are_recorded_and_never_mixed(milvus_server) -> No
             await unrecorded.drop_collection(collection)
         for store in (int8, floats, unrecorded, queried_int8):
             await store.close()
+
+
+async def test_a_collection_re_created_under_a_serving_store_is_read_again(
+    milvus_server: MilvusLiteServer,
+) -> None:
+    """A collection dropped and created again with another layout (here without BM25)
+    while a service's store holds its description: the store's first call may fail on
+    the old description, and it forgets it, so the calls after it read the new one. It
+    kept the old one until the service restarted, failing every lexical search."""
+    serving = MilvusVectorStore(milvus_server.uri, collection_prefix="it_")
+    operator = MilvusVectorStore(milvus_server.uri, collection_prefix="it_")
+    name = await _filled(serving, rows=10, hybrid=True)
+    assert await serving.search_lexical(name, "aspirin", top_k=3)
+    assert (await serving.describe(name)).hybrid  # type: ignore[union-attr]
+
+    assert await operator.drop_collection(name) is True
+    await operator.ensure_collection(name, DIMENSION, hybrid=False)
+    await operator.upsert(name, [_node(i) for i in range(4)], _unit(4, seed=31))
+
+    with contextlib.suppress(BackendUnavailable):  # the first call meets the new layout
+        await serving.search_lexical(name, "aspirin", top_k=3)
+    assert await serving.search_lexical(name, "aspirin", top_k=3) == []
+    assert (await serving.describe(name)).hybrid is False  # type: ignore[union-attr]
+    dense = await serving.search_dense(name, _unit(1, seed=31)[0], top_k=2)
+    assert dense[0].node_id == "n0"
+
+    # created again by an int8 ingest, no error in between: /readyz's weights check
+    # describes it afresh, and the searches after it read the new layout
+    checking = MilvusVectorStore(milvus_server.uri, collection_prefix="it_",
+                                 weights={name: "float"})
+    assert await checking.weights_mismatches() == {}
+    int8 = MilvusVectorStore(milvus_server.uri, collection_prefix="it_", weights={name: "int8"})
+    assert await operator.drop_collection(name) is True
+    await int8.ensure_collection(name, DIMENSION, hybrid=True)
+    [line] = (await checking.weights_mismatches()).values()
+    assert "int8 encoder weights" in line
+    assert (await checking.describe(name)).hybrid  # type: ignore[union-attr]
+    await operator.drop_collection(name)
+    for store in (serving, operator, checking, int8):
+        await store.close()

@@ -244,9 +244,12 @@ def serve(
             if report is not None:
                 print(
                     f"demo corpus: {report['documents_written']} documents, "
-                    f"{sum(report['chunks_written'].values())} chunks",
+                    f"{sum(report['chunks_written'].values())} chunks, "
+                    f"{len(report['failures'])} records left out",
                     flush=True,
                 )
+                for failure in report["failures"]:
+                    print(f"  left out: {failure}", flush=True)
         url = f"http://{host}:{port}"
         try:
             start_ray_serve(config, endpoints, host, port)

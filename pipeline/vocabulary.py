@@ -381,7 +381,7 @@ class Vocabulary:
     @cached_property
     def fingerprint(self) -> str:
         """What this vocabulary finds, hashed (:func:`content_fingerprint`)."""
-        tables = (self._case_sensitive_names, self._guarded_names, self._stop_names)
+        tables = (self._case_sensitive_names, self._guarded_names, sorted(set(self._stop_names)))
         return content_fingerprint(self._entities, *tables, sorted(self._known()))
 
     def describe(self) -> dict[str, Any]:

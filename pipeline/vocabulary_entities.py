@@ -84,10 +84,11 @@ def merge_entities(first: Entity, second: Entity) -> Entity:
 
 
 def content_fingerprint(entities: Iterable[Entity], *tables: object) -> str:
-    """sha256 (16 hex characters) of ``entities`` (every field, in order) and of the
-    name ``tables`` (JSON-serialisable: dicts, lists, None): two vocabularies that find
-    the same entities in a text have the same fingerprint. Ingest stores what a
-    vocabulary found (primary drugs R-ING-3, lexical texts R-REQ-6, profiles R-ING-4),
+    """sha256 (16 hex characters) of ``entities`` (every field, in the given order) and
+    of the name ``tables`` (JSON: dicts, lists, tuples, strings; sets are sorted), the
+    same in every process. The same fingerprint means the same findings in any text (for
+    the same matching code); a different one may still find the same. Ingest stores what
+    a vocabulary found (primary drugs R-ING-3, lexical texts R-REQ-6, profiles R-ING-4),
     so it counts a document written under another fingerprint as changed."""
     digest = hashlib.sha256(b"biomed-vocabulary-v1")
     for entity in entities:

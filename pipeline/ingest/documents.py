@@ -104,6 +104,10 @@ def content_hash(
     Any field in it, changed, makes the next ingest write the document again: the title
     is part of each chunk's encoded text, the kind picks its collections (R-ING-4), the
     file name and source URI are chunk metadata, the namespace is the registry's.
+
+    Raises:
+        TypeError: a value in a record's ``extra`` that JSON cannot hold (sets are
+            sorted).
     """
     digest = hashlib.sha256(f"fields-v2|{salt}".encode())
     digest.update(kb_name.encode())
@@ -113,5 +117,5 @@ def content_hash(
         digest.update(STRUCTURE_RULES_VERSION.encode())
     for record in sorted(records, key=lambda r: r.section_index):
         fields = asdict(record)
-        digest.update(json.dumps(fields, sort_keys=True, default=str).encode())
+        digest.update(json.dumps(fields, sort_keys=True, default=sorted).encode())
     return digest.hexdigest()[:32]

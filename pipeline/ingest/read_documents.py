@@ -23,7 +23,7 @@ def read_jsonl_documents(path: str | Path) -> Iterator[SourceRecord]:
         ValueError: a line is not JSON (with the line number).
     """
     path = Path(path)
-    for line_number, row in read_jsonl(path):
+    for _line_number, row in read_jsonl(path):
         document_id = str(row.get("id") or row.get("_id") or "")
         title = str(row.get("title") or "")
         sections = row.get("sections") or [
@@ -39,7 +39,8 @@ def read_jsonl_documents(path: str | Path) -> Iterator[SourceRecord]:
                 section_title=str(section.get("title") or ""),
                 section_index=index,
                 kind=str(row.get("kind") or "document"),
-                source_uri=str(row.get("source_uri") or f"{path.name}:{line_number}"),
+                # by id, not line: a line added above must not make the rows below "changed"
+                source_uri=str(row.get("source_uri") or f"{path.name}#{document_id}"),
                 file_name=path.name,
                 smiles=str(row.get("smiles") or ""),
                 tags=tags,

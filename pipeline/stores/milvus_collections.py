@@ -52,21 +52,27 @@ class MilvusCollectionsMixin:
             raise ValueError("collection name must not be empty")
         return f"{self.collection_prefix}{collection}"
 
-    async def describe(self, collection: str) -> CollectionInfo | None:
+    async def describe(self, collection: str, fresh: bool = False) -> CollectionInfo | None:
         """Dimension, hybrid / structure flags and dense metric (read from the ``dense``
         field's index: ``cosine`` or ``ip``) of ``collection``; None when it does not
-        exist.
+        exist. Cached per collection; ``fresh`` reads the server anyway and replaces the
+        cached one (searches meanwhile keep using it). A cached description is dropped
+        on any Milvus error of a call on its collection, so a collection created again
+        with another layout is read again after one failed call; one whose change makes
+        no call fail (another weights record, BM25 added) is read again by the next
+        :meth:`weights_mismatches` (``/readyz``) or on a restart.
 
         Raises:
             ValueError: the dense index has a metric the store does not use.
             BackendUnavailable: the server does not answer.
         """
-        cached = self._infos.get(collection)
+        cached = None if fresh else self._infos.get(collection)
         if cached is not None:
             return cached
         name = self.physical_name(collection)
         async with self._guard("describe", collection):
             if not await self._client().has_collection(name):
+                self._infos.pop(collection, None)
                 return None
             description = await self._client().describe_collection(name)
             index_names = await self._client().list_indexes(name, field_name=DENSE_FIELD)
@@ -247,16 +253,15 @@ class MilvusCollectionsMixin:
         default then). Collection -> its line; empty when every configured collection
         matches. Each collection is described afresh (``/readyz`` calls this): one
         dropped and created again by another writer is read as it is now, for the
-        searches after it too.
+        searches after it too (``describe(fresh=True)``).
 
         Raises:
             BackendUnavailable: the server does not answer.
         """
         lines = {}
         for name, wanted in sorted(self.weights.items()):
-            self._infos.pop(name, None)
             try:
-                info = await self.describe(name)
+                info = await self.describe(name, fresh=True)
             except ValueError as error:  # not one of ours: say so, keep serving the rest
                 lines[name] = f"collection {name!r} cannot be read: {error}"
                 continue

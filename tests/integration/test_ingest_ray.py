@@ -158,7 +158,7 @@ async def test_ray_engine_matches_the_in_process_runner(
         sections[record.document_id].append(record)
     for doc_id in ids:
         assert ray_rows[doc_id].content_hash == content_hash(
-            sections[doc_id], KB, salt, ray_rows[doc_id].namespace
+            sections[doc_id], KB, salt, config.pipeline.namespace
         )
         assert ray_rows[doc_id].model_dump(exclude={"content_hash"}) == ip_rows[doc_id].model_dump(
             exclude={"content_hash"}

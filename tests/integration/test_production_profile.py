@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -37,12 +38,15 @@ from deployments.config import AppConfig, load_config
 from deployments.ingest import document_roles
 from deployments.roles import model_deployments
 from deployments.runtime import find_free_port
+from deployments.serve_cli import demo_sources
 from deployments.stores import (
     EmbeddedServers,
     StoreEndpoints,
     collection_metrics,
     open_stores,
 )
+from pipeline.ingest.readers import read_source
+from pipeline.vocabulary import default_vocabulary
 from scripts.build_tiny_production_cache import (
     PRODUCTION_PROFILE,
     TinyProductionCache,
@@ -310,4 +314,12 @@ def test_biomed_search_serve_cli(cli_url, cli_folder):
     ``serve.run`` calls after ``serve.start`` would tell the user otherwise. Its Ctrl-C
     exit is checked when the module ends (:func:`_stop`)."""
     assert httpx.get(f"{cli_url}/readyz", timeout=60).status_code == 200
-    assert "will not be applied" not in (cli_folder / "serve.log").read_text(encoding="utf-8")
+    log = (cli_folder / "serve.log").read_text(encoding="utf-8")
+    assert "will not be applied" not in log
+    # the whole demo corpus went in with the production document encoders
+    ingested = re.search(r"demo corpus: (\d+) documents, (\d+) chunks, (\d+) records left out", log)
+    assert ingested, log[-4000:]
+    documents, chunks, left_out = map(int, ingested.groups())
+    vocabulary = default_vocabulary()
+    shipped = {r.document_id for path in demo_sources() for r in read_source(path, vocabulary)}
+    assert documents == len(shipped) and chunks > documents and left_out == 0

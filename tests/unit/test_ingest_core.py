@@ -11,7 +11,7 @@ from pipeline.ingest.profile import document_profile, target_collections
 from pipeline.ingest.read_compounds import compound_record
 from pipeline.ingest.readers import detect_format, read_source
 from pipeline.ingest.records import SourceRecord
-from pipeline.ingest.runner import IngestRunner, validate_record
+from pipeline.ingest.runner import IngestRunner, content_hash, validate_record
 from pipeline.ingest.sections import canonical_section
 from pipeline.schema import CHUNK_METADATA_KEYS
 from pipeline.settings import IngestSettings, PipelineSettings
@@ -291,3 +291,17 @@ async def test_a_changed_vocabulary_writes_the_documents_again():
     assert (await runner.run([record], "kb")).documents_written == 1
     assert stored_primary_drugs(store) == [["gefitinib", "osimertinib"]]
     assert (await runner.run([record], "kb")).documents_unchanged == 1
+
+
+def test_a_jsonl_row_moved_in_its_file_keeps_its_content_hash(tmp_path, vocabulary):
+    # its source URI was FILE:LINE, and every field is hashed: a line added above made
+    # every row below "changed", written and encoded again
+    rows = [{"id": f"doc-{i}", "title": f"Doc {i}", "text": f"Text {i}."} for i in range(3)]
+    path = tmp_path / "docs.jsonl"
+
+    def hashes(ordered):
+        path.write_text("".join(json.dumps(row) + "\n" for row in ordered), encoding="utf-8")
+        records = list(read_source(path, vocabulary))
+        return {r.document_id: content_hash([r], "kb", "salt") for r in records}
+
+    assert hashes(rows) == hashes([rows[2], rows[0], rows[1]])

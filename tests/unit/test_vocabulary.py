@@ -137,3 +137,16 @@ def test_r_voc_4_bad_file_header_is_rejected(tmp_path):
         handle.write(json.dumps({"format": "other"}) + "\n")
     with pytest.raises(ValueError, match="biomed-vocabulary"):
         Vocabulary.load(path)
+
+
+def test_fingerprint_is_the_same_for_the_same_findings_in_any_order():
+    # stop names came as a set from scripts/build_vocabulary.py: their order, and the
+    # fingerprint with it, changed from one process to the next
+    entities = [Entity("gefitinib", "drug"), Entity("osimertinib", "drug", aliases=("tagrisso",))]
+    one = Vocabulary(entities, stop_names=["iron", "water", "salt"])
+    other = Vocabulary(entities, stop_names=["salt", "water", "iron", "water"])
+    assert one.fingerprint == other.fingerprint
+    assert Vocabulary(entities, stop_names=["iron"]).fingerprint != one.fingerprint
+    assert Vocabulary(entities[:1], stop_names=["iron", "water", "salt"]).fingerprint != (
+        one.fingerprint
+    )

@@ -160,6 +160,9 @@ def _ingest(args: argparse.Namespace) -> int:
     from deployments.ingest import ingest_sources
 
     config = _load(args)
+    missing = [str(source) for source in args.source if not Path(source).exists()]
+    if missing:  # before any model loads
+        raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
     ray_settings = None
     if args.engine == "ray":
         from deployments.ingest_ray import RayIngestSettings

@@ -54,13 +54,15 @@ def valid_records(
     records: Iterable[SourceRecord], failures: list[RecordFailure]
 ) -> Iterator[SourceRecord]:
     """The records that pass :func:`validate_record`; each other one is appended to
-    ``failures`` with its reason."""
+    ``failures`` with its reason and, when it has one, its source URI (the file and line
+    of a JSONL row without an id)."""
     for record in records:
         reason = validate_record(record)
         if reason is None:
             yield record
         else:
-            failures.append(RecordFailure(record.record_id, reason))
+            where = f" ({record.source_uri})" if record.source_uri else ""
+            failures.append(RecordFailure(record.record_id, reason + where))
 
 
 def stream_documents(

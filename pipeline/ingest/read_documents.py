@@ -23,13 +23,14 @@ def read_jsonl_documents(path: str | Path) -> Iterator[SourceRecord]:
         ValueError: a line is not JSON (with the line number).
     """
     path = Path(path)
-    for _line_number, row in read_jsonl(path):
+    for line_number, row in read_jsonl(path):
         document_id = str(row.get("id") or row.get("_id") or "")
         title = str(row.get("title") or "")
         sections = row.get("sections") or [
             {"title": row.get("section") or "", "text": row.get("text") or ""}
         ]
         tags = tuple(str(t) for t in row.get("tags") or [])
+        located = f"{path.name}#{document_id}" if document_id else f"{path.name}:{line_number}"
         for index, section in enumerate(sections):
             yield SourceRecord(
                 document_id=document_id,
@@ -39,8 +40,9 @@ def read_jsonl_documents(path: str | Path) -> Iterator[SourceRecord]:
                 section_title=str(section.get("title") or ""),
                 section_index=index,
                 kind=str(row.get("kind") or "document"),
-                # by id, not line: a line added above must not make the rows below "changed"
-                source_uri=str(row.get("source_uri") or f"{path.name}#{document_id}"),
+                # by id, not line: a line added above must not make the rows below
+                # "changed"; a row without an id is named by its line in the failures
+                source_uri=str(row.get("source_uri") or located),
                 file_name=path.name,
                 smiles=str(row.get("smiles") or ""),
                 tags=tags,

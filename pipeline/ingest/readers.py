@@ -61,7 +61,7 @@ def read_source(
     """
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(path)
+        raise FileNotFoundError(f"{path}: no such file or folder")
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     if fmt == "auto" and path.is_dir() and not (path / "corpus.jsonl").exists():

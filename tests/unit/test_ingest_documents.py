@@ -35,3 +35,26 @@ def test_a_document_split_by_another_is_an_error_naming_it():
     records = [section("a", 0), section("b", 0), section("a", 1)]
     with pytest.raises(ValueError, match=r"document 'a'.*not together"):
         list(stream_documents(records, []))
+
+
+def test_a_jsonl_row_left_out_is_named_by_its_file_and_line(tmp_path, capsys):
+    # "#0: missing document id" named neither the file nor the line
+    from biomed_search import cli
+    from pipeline.ingest.read_documents import read_jsonl_documents
+
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"id": "a", "text": "Take one."}\n{"title": "no id", "text": "x"}\n'
+                    '{"id": "b", "text": " "}\n', encoding="utf-8")  # fmt: skip
+    failures: list[RecordFailure] = []
+    grouped = list(stream_documents(read_jsonl_documents(path), failures))
+    assert [doc_id for doc_id, _ in grouped] == ["a"]
+    assert [failure.reason for failure in failures] == [
+        "missing document id (mine.jsonl:2)",
+        "empty text (mine.jsonl#b)",
+    ]
+    # a path that is not there is named with the reason, before any model loads
+    missing = tmp_path / "nope.jsonl"
+    code = cli.main(["ingest", str(missing), "--kb", "k", "--data-dir", str(tmp_path / "d")])
+    assert code == 2
+    assert f"no such file or folder: {missing}" in capsys.readouterr().err
+    assert not (tmp_path / "d").exists()

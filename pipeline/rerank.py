@@ -12,7 +12,7 @@ import numpy as np
 
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent
 from pipeline.scoring import cross_drug_penalty, entity_match_score, section_match_score
-from pipeline.settings import RerankPolicy, Tier2Settings
+from pipeline.settings import CrossDrugTerms, RerankPolicy, Tier2Settings
 from pipeline.tier1 import (
     NodeVectors,
     cosine_rerank,
@@ -293,6 +293,11 @@ def _fuse(
 ) -> list[NodeWithScore]:
     weights = settings.weights_for(intent.workflow)
     drugs = boost_terms_for_query(query, vocabulary, settings.related_drugs_limit)
+    protected = (
+        drugs
+        if settings.cross_drug_terms is CrossDrugTerms.BOOST_TERMS
+        else vocabulary.match_drug_entities(query)
+    )
     # The largest fused score this query can reach: entity and section terms count only
     # when the query has drugs / section cues to match.
     reachable = (
@@ -305,7 +310,7 @@ def _fuse(
     for item, ce_value, first_value in zip(nodes, ce, first, strict=True):
         entity = entity_match_score(item.node, drugs, settings.entity_window_chars)
         section = section_match_score(item.node, intent.section_cues, settings.summary_window_chars)
-        xdrug = cross_drug_penalty(item.node, drugs, settings.entity_window_chars)
+        xdrug = cross_drug_penalty(item.node, protected, settings.entity_window_chars)
         final = (
             weights.w_ce * float(ce_value)
             + weights.w_first * float(first_value)

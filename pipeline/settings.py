@@ -21,6 +21,7 @@ from pipeline.settings_base import _Frozen, choice_for_scope
 from pipeline.settings_request import IngestSettings, RequestSettings, StageBudgets, StageSwitches
 from pipeline.settings_rerank import (
     TIER2_PRESETS,
+    CrossDrugTerms,
     ProfileWeights,
     RerankPolicy,
     Tier1Settings,
@@ -42,6 +43,7 @@ from pipeline.settings_search import (
 __all__ = [
     "TIER2_PRESETS",
     "CollectionSpec",
+    "CrossDrugTerms",
     "HybridSettings",
     "IngestSettings",
     "LexicalSettings",

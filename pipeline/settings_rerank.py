@@ -15,6 +15,7 @@ from pipeline.settings_base import _Frozen, choice_for_scope
 
 __all__ = [
     "TIER2_PRESETS",
+    "CrossDrugTerms",
     "ProfileWeights",
     "RerankPolicy",
     "Tier1Settings",
@@ -116,6 +117,20 @@ def _default_profile_weights() -> dict[str, ProfileWeights]:
     return preset_weights(Tier2Preset.SEED)
 
 
+class CrossDrugTerms(StrEnum):
+    """Which drugs the R-T2-7 cross-drug penalty protects.
+
+    ``boost_terms`` (the seed): the R-T2-5 boost terms, which for a question naming no
+    drug are the related drugs of its class or gene (``anticoagulant``: the members the
+    leaflets list, apixaban ... rivaroxaban), so a chunk about any other member
+    (warfarin) is penalised. ``query_drugs``: only the drugs the question names; a class
+    or gene question penalises no chunk (its related drugs still earn the entity score).
+    """
+
+    BOOST_TERMS = "boost_terms"
+    QUERY_DRUGS = "query_drugs"
+
+
 class Tier2Scorer(StrEnum):
     """Where Tier-2's ``ce`` part comes from.
 
@@ -147,6 +162,7 @@ class Tier2Settings(_Frozen):
     entity_window_chars: int = Field(512, ge=1)
     summary_window_chars: int = Field(200, ge=1)
     related_drugs_limit: int = Field(6, ge=0)
+    cross_drug_terms: CrossDrugTerms = CrossDrugTerms.BOOST_TERMS
     max_candidates: int = Field(128, ge=1, description="cap on pairs sent to the cross-encoder")
 
     @model_validator(mode="before")

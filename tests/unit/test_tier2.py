@@ -13,7 +13,7 @@ from pipeline.rerank import (
     post_rrf_rerank,
 )
 from pipeline.schema import QueryRetrievalIntent
-from pipeline.settings import RerankPolicy, Tier2Preset, Tier2Settings
+from pipeline.settings import CrossDrugTerms, RerankPolicy, Tier2Preset, Tier2Settings
 from tests.unit.helpers import hit, ids
 
 pytestmark = pytest.mark.unit
@@ -377,3 +377,35 @@ async def test_r_t2_4_a_failing_molformer_keeps_the_fused_order(vocabulary):
         "rerank_t2_domain",
         "rerank_t2_9_skipped: BackendUnavailable: Encoder-molformer: no replica",
     ]
+
+
+@pytest.mark.parametrize(
+    ("terms", "warfarin_penalised"),
+    [(CrossDrugTerms.BOOST_TERMS, 1.0), (CrossDrugTerms.QUERY_DRUGS, 0.0)],
+)
+async def test_r_t2_7_cross_drug_terms_for_a_class_question(vocabulary, terms, warfarin_penalised):
+    # "anticoagulant" names no drug: its boost terms are the members the leaflets list
+    # (apixaban ... rivaroxaban), and the seed penalised a warfarin chunk as another drug
+    nodes = [
+        hit("warfarin", text="Warfarin is an oral anticoagulant; INR checks.",
+            primary_drugs=["warfarin"]),
+        hit("apixaban", text="Eliquis tablets.", primary_drugs=["apixaban"]),
+    ]
+    query = "which anticoagulant needs INR monitoring"
+    assert "warfarin" not in boost_terms_for_query(query, vocabulary)
+    outcome = await rerank(
+        nodes, query, QueryRetrievalIntent(), vocabulary,
+        scores_by_id({"warfarin": 1.0, "apixaban": 0.2}),
+        tier2=Tier2Settings(cross_drug_terms=terms),
+    )
+    parts = {item.node.node_id: item.score_parts for item in outcome.nodes}
+    assert parts["warfarin"]["xdrug"] == warfarin_penalised
+    assert parts["apixaban"]["xdrug"] == 0.0
+    assert ids(outcome.nodes)[0] == ("apixaban" if warfarin_penalised else "warfarin")
+
+    named = await rerank(  # a question that names a drug is protected either way
+        nodes, "apixaban INR monitoring", QueryRetrievalIntent(), vocabulary,
+        scores_by_id({"warfarin": 1.0, "apixaban": 0.2}),
+        tier2=Tier2Settings(cross_drug_terms=terms),
+    )
+    assert {i.node.node_id: i.score_parts["xdrug"] for i in named.nodes}["warfarin"] == 1.0

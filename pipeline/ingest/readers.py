@@ -61,7 +61,7 @@ def read_source(
     """
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file or folder")
+        raise FileNotFoundError(f"no such file or folder: {path}")
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     if fmt == "auto" and path.is_dir() and not (path / "corpus.jsonl").exists():

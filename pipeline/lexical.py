@@ -24,6 +24,7 @@ from pipeline.vocabulary import Vocabulary
 
 __all__ = [
     "DOMAIN_PHRASES",
+    "LEXICAL_TEXT_VERSION",
     "greek_variants",
     "lexical_document_text",
     "lexical_query_text",
@@ -76,7 +77,11 @@ def greek_variants(text: str) -> list[str]:
     return list(dict.fromkeys(variants))
 
 
-def _dictionary_tokens(text: str, vocabulary: Vocabulary | None, synonyms: bool) -> list[str]:
+def _dictionary_tokens(
+    text: str, vocabulary: Vocabulary | None, synonyms: bool, per_occurrence: bool = False
+) -> list[str]:
+    # per_occurrence: one token per hit, so that a synonym weighs what the name it stands
+    # for weighs (BM25 term frequency); else each token once.
     extra = [_joined(match.group(0)) for match in _PHRASE_RE.finditer(text)]
     extra.extend(greek_variants(text))
     if vocabulary is not None:
@@ -91,7 +96,13 @@ def _dictionary_tokens(text: str, vocabulary: Vocabulary | None, synonyms: bool)
                 extra.append(match.entity.canonical.lower())
                 if len(tokens(match.entity.canonical)) > 1:
                     extra.append(_joined(match.entity.canonical))
-    return list(dict.fromkeys(token for token in extra if token))
+    found = [token for token in extra if token]
+    return found if per_occurrence else list(dict.fromkeys(found))
+
+
+#: Version of the indexed BM25 text's form; part of the ingest's content hash, so that a
+#: new form re-writes stored chunks (2: dictionary and synonym tokens once per hit).
+LEXICAL_TEXT_VERSION = 2
 
 
 def lexical_document_text(
@@ -101,12 +112,17 @@ def lexical_document_text(
     settings: LexicalSettings | None = None,
 ) -> str:
     """The text the BM25 analyzer indexes for one chunk: the section title repeated
-    ``title_weight`` times, the body, then dictionary and synonym tokens (R-REQ-6)."""
+    ``title_weight`` times, the body, then dictionary and synonym tokens, one per hit in
+    the title (``title_weight`` times) and the body (R-REQ-6): a leaflet that names
+    Lynparza six times carries ``olaparib`` six times, as one naming olaparib does.
+    Form :data:`LEXICAL_TEXT_VERSION`."""
     settings = settings or LexicalSettings()
     title = section_title.strip()
     parts = [title] * settings.title_weight if title else []
     parts.append(text)
-    extra = _dictionary_tokens(f"{title}\n{text}", vocabulary, settings.synonyms)
+    extra = _dictionary_tokens(title, vocabulary, settings.synonyms, per_occurrence=True)
+    extra *= settings.title_weight
+    extra += _dictionary_tokens(text, vocabulary, settings.synonyms, per_occurrence=True)
     if extra:
         parts.append(" ".join(extra))
     return "\n".join(parts)
@@ -115,7 +131,8 @@ def lexical_document_text(
 def lexical_query_text(
     query: str, vocabulary: Vocabulary | None = None, settings: LexicalSettings | None = None
 ) -> str:
-    """The BM25 query text: the query plus its dictionary and synonym tokens (R-REQ-6)."""
+    """The BM25 query text: the query plus its dictionary and synonym tokens, each once
+    (R-REQ-6)."""
     settings = settings or LexicalSettings()
     extra = _dictionary_tokens(query, vocabulary, settings.synonyms)
     return " ".join([query, *extra]) if extra else query

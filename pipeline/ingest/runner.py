@@ -33,7 +33,7 @@ from pipeline.ingest.documents import (
 from pipeline.ingest.profile import document_profile, target_collections
 from pipeline.ingest.read_compounds import compound_record
 from pipeline.ingest.records import SourceRecord
-from pipeline.lexical import lexical_document_text
+from pipeline.lexical import LEXICAL_TEXT_VERSION, lexical_document_text
 from pipeline.ports import IngestRegistry, IngestVectorStore, TextEncoder
 from pipeline.schema import DocumentRecord, Node
 from pipeline.settings import CollectionSpec, PipelineSettings
@@ -148,10 +148,13 @@ class IngestRunner:
         # collection prefixes (two deployments, two test modules) must write each.
         # (No prefix adds nothing, so stores written before this keep their hashes.)
         prefix = getattr(self.store, "collection_prefix", "")
-        # What the vocabulary found is stored too (primary drugs, lexical texts, profiles)
+        # What the vocabulary found is stored too (primary drugs, lexical texts, profiles),
+        # and the BM25 text's form and settings.
+        lexical = self.settings.lexical
         salt = (
             f"v1|{ingest.chunk_tokens}|{ingest.chunk_overlap}|{','.join(roles)}"
             f"|vocabulary:{self.vocabulary.fingerprint}"
+            f"|lexical:{LEXICAL_TEXT_VERSION}:{lexical.title_weight}:{lexical.synonyms}"
         )
         return f"{salt}|prefix:{prefix}" if prefix else salt
 

@@ -305,3 +305,16 @@ def test_a_jsonl_row_moved_in_its_file_keeps_its_content_hash(tmp_path, vocabula
         return {r.document_id: content_hash([r], "kb", "salt") for r in records}
 
     assert hashes(rows) == hashes([rows[2], rows[0], rows[1]])
+
+
+async def test_new_bm25_settings_write_the_documents_again(vocabulary):
+    # The stored BM25 text follows the lexical settings (title weight, synonyms): with
+    # new ones the old texts stayed, and the runner called the documents unchanged.
+    record = leaflet("Take TAGRISSO once a day.", drugs=())
+    runner, _, _ = hashing_runner(vocabulary)
+    assert (await runner.run([record], "kb")).documents_written == 1
+    runner.settings = PipelineSettings(
+        collections={"medcpt_text": {"enabled": False}}, lexical={"title_weight": 3}
+    )
+    assert (await runner.run([record], "kb")).documents_written == 1
+    assert (await runner.run([record], "kb")).documents_unchanged == 1

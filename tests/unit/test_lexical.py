@@ -30,6 +30,20 @@ def test_r_req_6_synonyms_meet_on_the_canonical_name(vocabulary):
     assert "osimertinib" in document and "osimertinib" in query
 
 
+def test_r_req_6_a_synonym_weighs_as_often_as_its_name_is_found(vocabulary):
+    # BM25 term frequency: a leaflet that names Lynparza three times (once in its title,
+    # which weighs twice) answers "olaparib" as strongly as one naming olaparib does.
+    text = lexical_document_text(
+        "Swallow Lynparza tablets whole. Take Lynparza twice a day.",
+        "How to take Lynparza",
+        vocabulary=vocabulary,
+        settings=LexicalSettings(title_weight=2),
+    )
+    assert tokens(text).count("lynparza") == tokens(text).count("olaparib") == 4
+    query = tokens(lexical_query_text("Lynparza or Lynparza tablets", vocabulary))
+    assert query.count("olaparib") == 1  # a query asks for each name once
+
+
 def test_r_req_6_section_title_weighs_twice_the_body(vocabulary):
     text = lexical_document_text(
         "Take one tablet.",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pipeline.schema import NodeWithScore, QueryRetrievalIntent
+from pipeline.schema import NodeWithScore, QueryRetrievalIntent, parse_drug_list
 from pipeline.scoring import cross_drug_penalty, entity_match_score, section_match_score
 from pipeline.settings import CrossDrugTerms, RerankPolicy, Tier2Settings
 from pipeline.tier1 import (
@@ -32,6 +32,7 @@ __all__ = [
     "first_stage_evidence",
     "min_max_normalise",
     "post_rrf_rerank",
+    "protected_drugs",
     "running_minimum",
     "tier1_encoder_for",
     "tier1_rerank",
@@ -52,6 +53,30 @@ def boost_terms_for_query(query: str, vocabulary: Vocabulary, related_limit: int
     for entity in vocabulary.match_entities(query):
         related.extend(entity.related_drugs[:related_limit])
     return list(dict.fromkeys(related))
+
+
+def protected_drugs(
+    nodes: Sequence[NodeWithScore],
+    query: str,
+    boost_terms: Sequence[str],
+    vocabulary: Vocabulary,
+    terms: CrossDrugTerms,
+) -> list[str]:
+    """The drugs whose chunks the R-T2-7 cross-drug penalty protects (``terms``, see
+    :class:`pipeline.settings.CrossDrugTerms`): the boost terms, the query's drugs, or
+    those of the query's drugs that are a ``primary_drugs`` value of some node in
+    ``nodes`` (none: nothing is protected, and so no node is penalised)."""
+    if terms is CrossDrugTerms.BOOST_TERMS:
+        return list(boost_terms)
+    named = vocabulary.match_drug_entities(query)
+    if terms is CrossDrugTerms.QUERY_DRUGS or not named:
+        return named
+    present = {
+        drug.lower()
+        for item in nodes
+        for drug in parse_drug_list(item.node.metadata.get("primary_drugs"))
+    }
+    return [drug for drug in named if drug.lower() in present]
 
 
 def min_max_normalise(scores: np.ndarray) -> np.ndarray:
@@ -293,11 +318,7 @@ def _fuse(
 ) -> list[NodeWithScore]:
     weights = settings.weights_for(intent.workflow)
     drugs = boost_terms_for_query(query, vocabulary, settings.related_drugs_limit)
-    protected = (
-        drugs
-        if settings.cross_drug_terms is CrossDrugTerms.BOOST_TERMS
-        else vocabulary.match_drug_entities(query)
-    )
+    protected = protected_drugs(nodes, query, drugs, vocabulary, settings.cross_drug_terms)
     # The largest fused score this query can reach: entity and section terms count only
     # when the query has drugs / section cues to match (A-2).
     reachable = (

@@ -128,10 +128,17 @@ class CrossDrugTerms(StrEnum):
     a chunk about a member the list leaves out (warfarin) was penalised below the
     threshold. Same Hit@5 / MRR@10 on the three dev sets
     (``eval-results/2026-12-04-cross-drug/``).
+
+    ``query_drugs_in_pool`` (the default, a second amendment): the named drugs that are a
+    ``primary_drugs`` value of some candidate in the window. A drug with no document of
+    its own in the kb ("atorvastatin muscle pain" on the demo) has nothing to protect:
+    ``query_drugs`` penalised every candidate, the fused scores fell to 0 and the page
+    came back empty at the default threshold, though leaflets mention atorvastatin.
     """
 
     BOOST_TERMS = "boost_terms"
     QUERY_DRUGS = "query_drugs"
+    QUERY_DRUGS_IN_POOL = "query_drugs_in_pool"
 
 
 class Tier2Scorer(StrEnum):
@@ -165,7 +172,7 @@ class Tier2Settings(_Frozen):
     entity_window_chars: int = Field(512, ge=1)
     summary_window_chars: int = Field(200, ge=1)
     related_drugs_limit: int = Field(6, ge=0)
-    cross_drug_terms: CrossDrugTerms = CrossDrugTerms.QUERY_DRUGS
+    cross_drug_terms: CrossDrugTerms = CrossDrugTerms.QUERY_DRUGS_IN_POOL
     max_candidates: int = Field(128, ge=1, description="cap on pairs sent to the cross-encoder")
 
     @model_validator(mode="before")

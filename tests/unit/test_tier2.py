@@ -409,3 +409,37 @@ async def test_r_t2_7_cross_drug_terms_for_a_class_question(vocabulary, terms, w
         tier2=Tier2Settings(cross_drug_terms=terms),
     )
     assert {i.node.node_id: i.score_parts["xdrug"] for i in named.nodes}["warfarin"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("terms", "penalised"),
+    [(CrossDrugTerms.QUERY_DRUGS, 1.0), (CrossDrugTerms.QUERY_DRUGS_IN_POOL, 0.0)],
+)
+async def test_r_t2_7_a_drug_without_its_own_chunks_protects_nothing(vocabulary, terms, penalised):
+    # No candidate is atorvastatin's own document (the kb has no atorvastatin leaflet):
+    # penalising every other drug's chunk zeroed the page; the passing mention is the answer
+    nodes = [
+        hit("mention", text="Sunitinib leaflet. " + "x " * 300 + "atorvastatin and muscle pain",
+            primary_drugs=["sunitinib"]),
+        hit("other", text="Opdivo: muscle pain.", primary_drugs=["nivolumab"]),
+    ]
+    query = "atorvastatin muscle pain"
+    assert vocabulary.match_drug_entities(query) == ["atorvastatin"]
+    outcome = await rerank(
+        nodes, query, QueryRetrievalIntent(), vocabulary,
+        scores_by_id({"mention": 0.9, "other": 0.5}),
+        tier2=Tier2Settings(cross_drug_terms=terms),
+    )
+    parts = {item.node.node_id: item.score_parts for item in outcome.nodes}
+    assert parts["mention"]["xdrug"] == parts["other"]["xdrug"] == penalised
+    assert (parts["mention"]["similarity"] > 0) is (penalised == 0.0)
+
+    with_own = [*nodes, hit("own", text="Lipitor tablets.", primary_drugs=["atorvastatin"])]
+    outcome = await rerank(  # with its own chunk in the window, the others are penalised
+        with_own, query, QueryRetrievalIntent(), vocabulary,
+        scores_by_id({"mention": 0.9, "other": 0.5, "own": 0.1}),
+        tier2=Tier2Settings(cross_drug_terms=terms),
+    )
+    parts = {item.node.node_id: item.score_parts for item in outcome.nodes}
+    assert parts["other"]["xdrug"] == 1.0 and parts["own"]["xdrug"] == 0.0
+    assert ids(outcome.nodes)[0] == "own"

@@ -96,7 +96,14 @@ def create_app() -> FastAPI:
     )
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, error: RequestValidationError) -> JSONResponse:
+    async def _validation(request: Request, error: RequestValidationError) -> JSONResponse:
+        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type and media_type != "application/json" and request.url.path.endswith(
+            "/search"
+        ):  # FastAPI reads a JSON body only when it says it is JSON
+            message = f"Content-Type is {media_type!r}; send the body as application/json"
+            return _error(415, "unsupported_media_type", message,
+                          fields=[{"field": "content-type", "message": message}])
         fields = _field_errors(list(error.errors()))
         names = ", ".join(item["field"] for item in fields)
         return _error(422, "invalid_request", f"invalid field(s): {names}", fields=fields)
@@ -175,7 +182,9 @@ def create_app() -> FastAPI:
                 "image", f"unsupported type {content_type!r}; one of {', '.join(IMAGE_TYPES)}"
             )
         if not data.startswith(IMAGE_TYPES[content_type]):
-            raise InvalidRequest("image", f"the bytes are not a {content_type} image")
+            raise InvalidRequest(
+                "image", f"the bytes are not {content_type} (wrong file signature)"
+            )
         try:
             body = SearchRequest(query=query, page_size=page_size, kb_ids=kb_ids or [])
         except ValidationError as error:

@@ -224,14 +224,17 @@ class SearchService:
             response.warnings.extend(
                 line for name, line in self.vector_warnings.items() if name in searched
             )
-        if response.total == 0 and named_kbs:
-            response.warnings.extend(await self._empty_kb_warnings(named_kbs, deadline))
+        # a named kb with no chunk on this page may have none at all ("demo", "nope"):
+        # the registry is asked about those only
+        unseen = [name for name in named_kbs if name not in {c.kb_id for c in response.chunks}]
+        if unseen:
+            response.warnings.extend(await self._empty_kb_warnings(unseen, deadline))
         return response
 
     async def _empty_kb_warnings(self, kb_names: list[str], deadline: float) -> list[str]:
         """A warning naming the ``kb_ids`` values with no registered document (a misspelt
-        knowledge base, or one not ingested yet), asked only when a search found
-        nothing; none when the registry cannot say before the request's ``deadline``
+        knowledge base, or one not ingested yet), asked only for the named kbs with no
+        chunk on the page; none when the registry cannot say before the request's ``deadline``
         (``time.monotonic()`` s): the search itself succeeded."""
         left_s = deadline - time.monotonic()
         if left_s <= 0:

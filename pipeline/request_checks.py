@@ -42,6 +42,10 @@ def check_request(
     if request.top_k > limits.top_k:
         raise InvalidRequest("top_k", f"must be <= {limits.top_k}")
     enabled = settings.enabled_collections()
+    if request.collections == []:
+        raise InvalidRequest(
+            "collections", "empty: name at least one collection, or leave it out (as routed)"
+        )
     if request.collections is not None:
         unknown = sorted(set(request.collections) - set(enabled))
         if unknown:

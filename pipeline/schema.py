@@ -241,8 +241,8 @@ class SearchRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    query: str = Field(
-        ..., min_length=1,
+    query: str = Field(  # empty or blank: the validator below names it, one message
+        ...,
         description="the question; 1..request.max_query_chars characters (2000 by default)",
     )
     kb_ids: list[str] = Field(default_factory=list, max_length=64)

@@ -188,13 +188,14 @@ def highlight(text: str, query: str, tags: tuple[str, str] = ("<em>", "</em>")) 
     through the same normalisation (case, Greek letters, dash variants): a query
     ``TNF-alpha`` marks ``TNF-α`` in the text. The text is escaped (``&``, ``<``, ``>``),
     so the tags are the only markup: a document's own ``<img onerror=...>`` or ``<em>``
-    is shown as text, never run or taken for a match."""
+    is shown as text, never run or taken for a match. A mark starts and ends at a word
+    edge (no letter or digit beside it)."""
     terms = sorted(query_terms(query), key=len, reverse=True)
     if not terms:
         return html.escape(text, quote=False)
+    # A term is a whole word or number: "1" in "alert(1)" marks no "1" of "10" or "s1".
     pattern = re.compile(
-        r"(?<![^\W\d_])(?:" + "|".join(_term_source(t) for t in terms) + r")(?![^\W\d_])",
-        re.I,
+        r"(?<![^\W_])(?:" + "|".join(_term_source(t) for t in terms) + r")(?![^\W_])", re.I
     )
     pieces: list[str] = []
     end = 0

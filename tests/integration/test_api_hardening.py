@@ -107,6 +107,7 @@ async def post(client, body: Any, key: str = "key-admin", raw: bool = False) -> 
         ({"query": "ok", "vector_similarity_weight": 2}, "vector_similarity_weight"),
         ({"query": "ok", "route_mode": "telepathy"}, "route_mode"),
         ({"query": "ok", "collections": ["nope"]}, "collections"),
+        ({"query": "ok", "collections": []}, "collections"),  # searched nothing, said nothing
         ({"query": "ok", "surprise": 1}, "surprise"),
         ({"query": "ok", "kb_ids": ["alpha\x00"]}, "kb_ids"),
         ({"query": "ok", "namespace": "a\nb"}, "namespace"),
@@ -129,6 +130,26 @@ async def test_bad_input_is_422_naming_the_field(client, body, field):
     assert response.status_code == 422, response.text
     fields = [item["field"] for item in response.json()["fields"]]
     assert field in fields, fields
+
+
+async def test_a_blank_query_gets_one_message_whatever_the_blanks(client):
+    messages = set()
+    for query in ("", "   ", "\u200b\u200b", "\x00\t"):
+        response = await post(client, {"query": query})
+        assert response.status_code == 422, response.text
+        messages.add(response.json()["fields"][0]["message"])
+    assert len(messages) == 1 and "visible characters" in messages.pop()
+
+
+async def test_a_body_sent_as_another_media_type_is_415_naming_the_content_type(client):
+    response = await client.post(
+        "/v1/search", content=b'{"query": "osimertinib"}',
+        headers={**auth(), "Content-Type": "text/plain"},
+    )
+    assert response.status_code == 415, response.text
+    answer = response.json()
+    assert answer["fields"][0]["field"] == "content-type"
+    assert "application/json" in answer["message"] and "text/plain" in answer["message"]
 
 
 async def test_malformed_json_is_422_naming_the_body(client):
@@ -222,10 +243,15 @@ async def test_asking_for_another_kb_is_403(client):
 
 
 async def test_a_kb_with_no_documents_is_named_in_the_warnings(client):
-    """An unknown (or not yet ingested) kb answers 200 with nothing, and says which."""
+    """An unknown (or not yet ingested) kb answers 200 with nothing, and says which; so
+    it does beside one that answers."""
     body = {"query": "side effects", "kb_ids": ["gamma", "alpha", "gamma"]}
     found = (await post(client, body)).json()
-    assert found["total"] > 0 and found["warnings"] == []  # alpha answers: nothing to say
+    assert found["total"] > 0
+    assert found["warnings"] == [
+        "kb_ids: no documents in 'gamma' (a misspelt knowledge base, or one not ingested yet)"]
+    alone = (await post(client, {**body, "kb_ids": ["alpha"]})).json()
+    assert alone["total"] > 0 and alone["warnings"] == []
     response = await post(client, {**body, "kb_ids": ["gamma", "alph", "gamma"]})
     assert response.status_code == 200
     data = response.json()

@@ -106,3 +106,10 @@ def test_highlight_escapes_the_documents_own_markup():
     assert marked == ("<em>Warfarin</em> &lt;img src=x onerror=alert(1)&gt; &amp; "
                       "&lt;em&gt;fake&lt;/em&gt; <em>bleeding</em>")
     assert highlight("a < b", "zzzz") == "a &lt; b"  # no term found: escaped all the same
+
+
+def test_highlight_marks_whole_numbers_only():
+    # "alert(1)" marked every "1" of the text: "s1", "10", "2021"
+    marked = highlight("1. What tagrisso is: 10 mg, s1, 2021, dose 1", "alert(1)")
+    assert marked == "<em>1</em>. What tagrisso is: 10 mg, s1, 2021, dose <em>1</em>"
+    assert highlight("HER2-positive, not HER", "HER2") == "<em>HER2</em>-positive, not HER"

@@ -143,6 +143,7 @@ def assemble_chunks(
                     ce=parts.get("ce"),
                     entity=parts.get("entity"),
                     section=parts.get("section"),
+                    topic=parts.get("topic"),
                     xdrug=parts.get("xdrug"),
                     rrf=parts.get("rrf"),
                     first=parts.get("first"),

@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent, parse_drug_list
-from pipeline.scoring import cross_drug_penalty, entity_match_score, section_match_score
+from pipeline.scoring import (
+    cross_drug_penalty,
+    entity_match_score,
+    section_match_score,
+    topic_match_score,
+    topic_terms,
+)
 from pipeline.settings import CrossDrugTerms, RerankPolicy, Tier2Settings
 from pipeline.tier1 import (
     NodeVectors,
@@ -321,22 +327,28 @@ def _fuse(
     protected = protected_drugs(nodes, query, drugs, vocabulary, settings.cross_drug_terms)
     # The largest fused score this query can reach: entity and section terms count only
     # when the query has drugs / section cues to match (A-2).
+    # A-7: the topic part tells the named drugs' own chunks apart; it is not a vote across
+    # drugs (a chunk that mentions the drug and a topic word is not its leaflet's answer).
+    topics = topic_terms(query, vocabulary) if weights.w_topic and drugs else []
     reachable = (
         weights.w_ce
         + weights.w_first
         + (weights.w_entity if drugs else 0.0)
         + (weights.w_sec if intent.section_cues else 0.0)
+        + (weights.w_topic if topics else 0.0)
     )
     fused = []
     for item, ce_value, first_value in zip(nodes, ce, first, strict=True):
         entity = entity_match_score(item.node, drugs, settings.entity_window_chars)
         section = section_match_score(item.node, intent.section_cues, settings.summary_window_chars)
+        topic = topic_match_score(item.node, topics) if entity >= 1.0 else 0.0
         xdrug = cross_drug_penalty(item.node, protected, settings.entity_window_chars)
         final = (
             weights.w_ce * float(ce_value)
             + weights.w_first * float(first_value)
             + weights.w_entity * entity
             + weights.w_sec * section
+            + weights.w_topic * topic
             - weights.w_xdrug * xdrug
         )
         parts = {
@@ -347,6 +359,8 @@ def _fuse(
             "xdrug": xdrug,
             "fused": final,
         }
+        if topics:
+            parts["topic"] = topic
         fused.append(_with_similarity(item, final / max(reachable, 1e-9), parts, score=final))
     return fused
 

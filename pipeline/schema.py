@@ -330,13 +330,14 @@ class SearchRequest(BaseModel):
 
 class ScoreParts(BaseModel):
     """The raw parts behind a chunk's similarity: Tier-2's ``ce`` (scorer, min-max over
-    the window, R-T2-3), ``entity``, ``section``, ``xdrug`` (R-T2-5..7), ``first`` (the
-    first-stage evidence, A-4), the RRF score (R-RRF-1) and ``structure`` (Tanimoto of
-    the query structure, 1.0 for an identical parent, A-3). Absent parts are null."""
+    the window, R-T2-3), ``entity``, ``section``, ``xdrug`` (R-T2-5..7), ``topic`` (A-7),
+    ``first`` (A-4), the RRF score (R-RRF-1) and ``structure`` (Tanimoto, A-3). Absent
+    parts are null."""
 
     ce: float | None = None
     entity: float | None = None
     section: float | None = None
+    topic: float | None = None
     xdrug: float | None = None
     rrf: float | None = None
     first: float | None = None
@@ -386,8 +387,7 @@ class DocAgg(BaseModel):
 
 class SearchResponse(BaseModel):
     """``POST /v1/search`` response (R-REQ-5). ``warnings``: what the caller may want to
-    fix, in words that name the request field (e.g. a ``kb_ids`` value with no documents
-    when nothing was found); empty when there is nothing to say."""
+    fix, naming the request field (a ``kb_ids`` value with no documents); else empty."""
 
     chunks: list[Chunk] = Field(default_factory=list)
     doc_aggs: list[DocAgg] = Field(default_factory=list)

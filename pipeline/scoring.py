@@ -1,13 +1,16 @@
-"""Entity, section and cross-drug scores (R-ENT-1, R-T2-5..8). Pure functions."""
+"""Entity, section, topic and cross-drug scores (R-ENT-1, R-T2-5..8, A-7). Pure
+functions."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.hybrid import sparse_score
 from pipeline.schema import Node, parse_drug_list
 from pipeline.settings import ProfileWeights, Tier2Settings
-from pipeline.text import contains_term, path_blob
+from pipeline.text import contains_term, path_blob, query_terms, tokens
+from pipeline.vocabulary import Vocabulary
 
 __all__ = [
     "PROFILE_WEIGHTS",
@@ -15,7 +18,13 @@ __all__ = [
     "entity_boost_score",
     "entity_match_score",
     "section_match_score",
+    "topic_match_score",
+    "topic_terms",
 ]
+
+#: Entity types whose names a question uses to say *what* it asks about, not *which* part:
+#: their names leave the topic terms (a disease stays: "ibrutinib atrial fibrillation").
+NAMING_TYPES = frozenset({"drug", "class", "gene"})
 
 #: Tier-2 weights per profile (R-T2-8); ``general`` uses ``default``.
 PROFILE_WEIGHTS: dict[str, ProfileWeights] = dict(Tier2Settings().profile_weights)
@@ -94,3 +103,23 @@ def cross_drug_penalty(node: Node, drugs: Sequence[str], window: int = 512) -> f
     if any(contains_term(head, drug) or contains_term(blob, drug) for drug in wanted):
         return 0.0
     return 1.0
+
+
+def topic_terms(query: str, vocabulary: Vocabulary) -> list[str]:
+    """The query's terms (R-HYB-3's: stop words left out) outside the names of the drugs,
+    drug classes and genes it names, as written or misspelt: what it asks about them
+    (``osimertinb rash`` -> ``["rash"]``; A-7). Every chunk of the named drug's leaflet
+    earns the entity score; these terms tell its chunks apart."""
+    named = {
+        token
+        for match in vocabulary.find(query)
+        if match.entity.semantic_type in NAMING_TYPES
+        for token in tokens(match.surface)
+    }
+    return [term for term in query_terms(query) if term not in named]
+
+
+def topic_match_score(node: Node, terms: Sequence[str]) -> float:
+    """Fraction of ``terms`` (:func:`topic_terms`) found in the node's text as whole words
+    (R-HYB-3's matching), in [0, 1]; no terms: 0.0 (A-7)."""
+    return sparse_score("", node.text, terms) if terms else 0.0

@@ -58,13 +58,16 @@ class Tier1Settings(_Frozen):
 
 class ProfileWeights(_Frozen):
     """Tier-2 fusion weights of one profile (R-T2-8, A-4). ``w_first`` weighs the
-    first-stage evidence (rank in the post-RRF list, A-4); the seed has none (0.0)."""
+    first-stage evidence (rank in the post-RRF list, A-4); ``w_topic`` the share of the
+    question's topic terms a chunk holds (A-7, ``pipeline.scoring.topic_terms``); the
+    seed has neither (0.0)."""
 
     w_ce: float
     w_entity: float
     w_sec: float
     w_xdrug: float
     w_first: float = 0.0
+    w_topic: float = 0.0
 
 
 class Tier2Preset(StrEnum):
@@ -79,8 +82,8 @@ class Tier2Preset(StrEnum):
     TUNED = "tuned"
 
 
-#: (w_ce, w_entity, w_sec, w_xdrug, w_first) per workflow and preset.
-TIER2_PRESETS: dict[Tier2Preset, dict[str, tuple[float, float, float, float, float]]] = {
+#: (w_ce, w_entity, w_sec, w_xdrug, w_first[, w_topic]) per workflow and preset.
+TIER2_PRESETS: dict[Tier2Preset, dict[str, tuple[float, ...]]] = {
     Tier2Preset.SEED: {
         "default": (0.50, 0.25, 0.15, 2.0, 0.0),
         "regulatory": (0.30, 0.20, 0.35, 2.5, 0.0),
@@ -94,12 +97,16 @@ TIER2_PRESETS: dict[Tier2Preset, dict[str, tuple[float, float, float, float, flo
     # General questions: w_ce 0, w_first 0.5. The dev sets cannot tell 0, 0.125 and 0.25
     # apart (equal Hit@5 / MRR on both halves), and with the stored-vector scorer the ce
     # part is the dense leg's own cosine, already counted in the first stage.
+    # w_topic 0.1 (A-7): of 0, 0.1, 0.2, 0.3, 0.5 on the even half the smallest with the
+    # best MRR@10 (drug_kb_dev_more 0.934 -> 0.961, the others equal); odd half 0.929 ->
+    # 0.926 (a question already missed moves from rank 7 to 10), the others equal
+    # (scripts/ranking_topic_variants.yaml, eval-results/2026-12-04-topic/).
     Tier2Preset.TUNED: {
-        "default": (0.0, 0.25, 0.15, 2.0, 0.5),
-        "regulatory": (0.15, 0.20, 0.35, 2.5, 0.25),
-        "drug_entity": (0.175, 0.35, 0.10, 3.0, 0.25),
-        "chemical": (0.125, 0.40, 0.10, 3.0, 0.25),
-        "combination": (0.175, 0.35, 0.10, 2.5, 0.25),
+        "default": (0.0, 0.25, 0.15, 2.0, 0.5, 0.1),
+        "regulatory": (0.15, 0.20, 0.35, 2.5, 0.25, 0.1),
+        "drug_entity": (0.175, 0.35, 0.10, 3.0, 0.25, 0.1),
+        "chemical": (0.125, 0.40, 0.10, 3.0, 0.25, 0.1),
+        "combination": (0.175, 0.35, 0.10, 2.5, 0.25, 0.1),
     },
 }
 
@@ -107,9 +114,10 @@ TIER2_PRESETS: dict[Tier2Preset, dict[str, tuple[float, float, float, float, flo
 def preset_weights(preset: Tier2Preset | str) -> dict[str, ProfileWeights]:
     """The weight table of ``preset`` (A-4)."""
     table = TIER2_PRESETS[Tier2Preset(preset)]
+    fields = ("w_ce", "w_entity", "w_sec", "w_xdrug", "w_first", "w_topic")
     return {
-        name: ProfileWeights(w_ce=ce, w_entity=ent, w_sec=sec, w_xdrug=xdrug, w_first=first)
-        for name, (ce, ent, sec, xdrug, first) in table.items()
+        name: ProfileWeights(**dict(zip(fields, row, strict=False)))
+        for name, row in table.items()
     }
 
 

@@ -443,3 +443,37 @@ async def test_r_t2_7_a_drug_without_its_own_chunks_protects_nothing(vocabulary,
     parts = {item.node.node_id: item.score_parts for item in outcome.nodes}
     assert parts["other"]["xdrug"] == 1.0 and parts["own"]["xdrug"] == 0.0
     assert ids(outcome.nodes)[0] == "own"
+
+
+def test_a7_topic_terms_leave_out_the_names_the_question_uses(vocabulary):
+    from pipeline.scoring import topic_terms
+
+    assert topic_terms("osimertinb rash", vocabulary) == ["rash"]  # the typo is a name too
+    assert topic_terms("grapefruit juice with Ibrance", vocabulary) == ["grapefruit", "juice"]
+    assert topic_terms("ibrutinib atrial fibrillation", vocabulary) == ["atrial", "fibrillation"]
+
+
+@pytest.mark.parametrize(("w_topic", "first"), [(0.0, "indication"), (0.1, "rash")])
+async def test_a7_the_topic_tells_the_named_drugs_own_chunks_apart(vocabulary, w_topic, first):
+    # Every chunk of the leaflet earns the entity score; only the rash chunk says "rash".
+    # A chunk of another drug that mentions both gets no topic credit (not its leaflet).
+    nodes = [
+        hit("indication", text="Tagrisso is used to treat lung cancer.",
+            primary_drugs=["osimertinib"]),
+        hit("rash", text="Tagrisso side effects: rash, dry skin.", primary_drugs=["osimertinib"]),
+        hit("other", text="Unlike osimertinib, this may cause rash.", primary_drugs=["gefitinib"]),
+    ]
+    weights = {name: {**row.model_dump(), "w_topic": w_topic}
+               for name, row in Tier2Settings(preset="tuned").profile_weights.items()}
+    outcome = await rerank(
+        nodes, "osimertinb rash", QueryRetrievalIntent(workflow="drug_entity"), vocabulary,
+        scores_by_id({"indication": 0.62, "rash": 0.6, "other": 0.1}),
+        tier2=Tier2Settings(preset="tuned", profile_weights=weights),
+    )
+    assert ids(outcome.nodes)[0] == first
+    parts = {item.node.node_id: item.score_parts for item in outcome.nodes}
+    if w_topic:
+        assert parts["rash"]["topic"] == 1.0 and parts["indication"]["topic"] == 0.0
+        assert parts["other"]["topic"] == 0.0
+    else:
+        assert "topic" not in parts["rash"]

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.ingest.records import SourceRecord, read_jsonl
+from pipeline.ingest.sections import leaflet_section_numbers
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["active_substances", "is_drug_class", "read_ema_leaflets", "read_fda_indications"]
@@ -85,19 +86,37 @@ def read_ema_leaflets(path: str | Path, vocabulary: Vocabulary) -> Iterator[Sour
             if drugs
             else (f"{title} — EMA package leaflet")
         )
+        headings = _realigned_headings(sections)
         for index, section in enumerate(sections):
             yield SourceRecord(
                 document_id=f"ema-{product}",
                 document_name=name,
                 title=title,
                 text=section["text"],
-                section_title=section["section"],
+                section_title=headings[index],
                 section_index=index,
                 kind="leaflet",
                 source_uri=f"https://www.ema.europa.eu/ ({section['source']})",
                 file_name=Path(section["source"]).name or path.name,
                 drugs=tuple(drugs),
             )
+
+
+def _realigned_headings(sections: list[dict]) -> list[str]:
+    """Each text's heading: its own, or, where the source split the leaflet one heading
+    late, the heading of the section its text opens or continues
+    (:func:`pipeline.ingest.sections.leaflet_section_numbers`)."""
+    headings = [section["section"] for section in sections]
+    numbers = leaflet_section_numbers(headings, [section["text"] for section in sections])
+    by_number = {}
+    for heading in headings:
+        match = re.match(r"\s*(\d)\.\s", heading)
+        if match:
+            by_number.setdefault(int(match.group(1)), heading)
+    return [
+        by_number.get(number, heading) if number is not None else heading
+        for heading, number in zip(headings, numbers, strict=True)
+    ]
 
 
 def read_fda_indications(path: str | Path, vocabulary: Vocabulary) -> Iterator[SourceRecord]:

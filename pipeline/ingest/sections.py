@@ -14,7 +14,13 @@ import re
 
 from pipeline.section_vocabulary import CANONICAL_SECTIONS, heading_section
 
-__all__ = ["CANONICAL_SECTIONS", "EMA_LEAFLET_SECTIONS", "canonical_section"]
+__all__ = [
+    "CANONICAL_SECTIONS",
+    "EMA_LEAFLET_SECTIONS",
+    "QRD_OPENINGS",
+    "canonical_section",
+    "leaflet_section_numbers",
+]
 
 #: EMA package leaflet sections by number (R-ING-2).
 EMA_LEAFLET_SECTIONS: dict[int, str] = {
@@ -39,3 +45,50 @@ def canonical_section(heading: str, kind: str = "document") -> str:
         if number and int(number.group(1)) in EMA_LEAFLET_SECTIONS:
             return EMA_LEAFLET_SECTIONS[int(number.group(1))]
     return heading_section(heading) or "body"
+
+
+#: The sentences the EMA QRD template opens leaflet sections 2-5 with: where one stands is
+#: where that section starts, whatever heading the text came under.
+QRD_OPENINGS: dict[int, re.Pattern[str]] = {
+    2: re.compile(r"^\W*Do not (?:take|use|give|have) [\w -]{1,40}? if you are allergic", re.I),
+    3: re.compile(r"^\W*Always (?:take|use|give) (?:this medicine|\w+) exactly", re.I),
+    4: re.compile(r"^\W*Like all medicines,? this medicine can cause side effects", re.I),
+    5: re.compile(r"^\W*Keep (?:this medicine )?out of the sight and reach of children", re.I),
+}
+
+
+def leaflet_section_numbers(headings: list[str], texts: list[str]) -> list[int | None]:
+    """The section number (1-6) each text of one leaflet belongs to, None for an
+    unnumbered part ("What is in this leaflet"). A text that opens with a QRD opening
+    (:data:`QRD_OPENINGS`) belongs to that section. Any other text under heading n moves
+    back as far as the next such text's heading is late (the source split some leaflets
+    one heading late: "4. Possible side effects" held "Always take this medicine exactly
+    ...", and "3. How to take" the end of section 2), never before the section of the
+    text above it."""
+    numbers = [_heading_number(heading) for heading in headings]
+    anchors = [
+        next((k for k, pattern in QRD_OPENINGS.items() if pattern.match(text)), None)
+        for text in texts
+    ]
+    result: list[int | None] = []
+    current = 1
+    for index, number in enumerate(numbers):
+        if number is None:
+            result.append(None)
+            continue
+        if anchors[index] is not None:
+            current = anchors[index]
+        else:
+            late = next(
+                (numbers[j] - anchors[j] for j in range(index + 1, len(numbers))
+                 if anchors[j] is not None and numbers[j] is not None),
+                0,
+            )
+            current = max(number - max(late, 0), current)
+        result.append(current)
+    return result
+
+
+def _heading_number(heading: str) -> int | None:
+    match = _EMA_NUMBER_RE.match(heading)
+    return int(match.group(1)) if match else None

@@ -12,7 +12,7 @@ from pipeline.ingest.read_compounds import compound_record
 from pipeline.ingest.readers import detect_format, read_source
 from pipeline.ingest.records import SourceRecord
 from pipeline.ingest.runner import IngestRunner, content_hash, validate_record
-from pipeline.ingest.sections import canonical_section
+from pipeline.ingest.sections import canonical_section, leaflet_section_numbers
 from pipeline.schema import CHUNK_METADATA_KEYS
 from pipeline.settings import IngestSettings, PipelineSettings
 from pipeline.vocabulary import Entity, Vocabulary
@@ -185,6 +185,37 @@ def test_readers_detect_and_read(tmp_path, vocabulary):
     assert [r.section_title for r in read_source(markdown, vocabulary)] == ["My notes", "Dosing"]
     with pytest.raises(ValueError, match="format"):
         list(read_source(beir, vocabulary, "pdf"))
+
+
+LIXIANA = [  # as the source split it: one heading late from "3." on
+    ("1. What lixiana is and what it is used for", "Lixiana contains edoxaban."),
+    ("2. What you need to know before you take lixiana",
+     "Do not take Lixiana if you are allergic to edoxaban."),
+    ("3. How to take lixiana", "Take special care with Lixiana if you have APS."),
+    ("4. Possible side effects", "Always take this medicine exactly as your doctor says."),
+    ("5. How to store lixiana", "Like all medicines, this medicine can cause side effects."),
+    ("6. Contents of the pack and other information",
+     "Keep this medicine out of the sight and reach of children."),
+]
+
+
+def test_r_ing_2_a_leaflet_split_one_heading_late_is_read_by_its_qrd_openings(
+    tmp_path, vocabulary
+):
+    headings, texts = zip(*LIXIANA, strict=True)
+    assert leaflet_section_numbers(list(headings), list(texts)) == [1, 2, 2, 3, 4, 5]
+    on_time = [*texts[:2], *texts[3:], "What Lixiana contains: edoxaban."]
+    assert leaflet_section_numbers(["What is in this leaflet", *headings], ["...", *on_time]) == [
+        None, 1, 2, 3, 4, 5, 6]
+    path = tmp_path / "ema.jsonl"
+    path.write_text("".join(
+        json.dumps({"drug": "lixiana", "section": h, "text": t}) + "\n" for h, t in LIXIANA
+    ))
+    records = list(read_source(path, vocabulary))
+    sections = [canonical_section(r.section_title, "leaflet") for r in records]
+    assert sections == ["indications_and_usage", "warnings", "warnings",
+                        "dosage_and_administration", "adverse_reactions", "storage"]
+    assert [r.section_index for r in records] == list(range(6))  # chunk ids keep their place
 
 
 def test_a_file_its_reader_cannot_read_is_named_in_the_error(tmp_path, vocabulary):

@@ -47,6 +47,7 @@ from pipeline.vocabulary_loader import (
     shipped_known_words,
 )
 from pipeline.vocabulary_matching import (
+    MATCH_RULES_VERSION,
     AutomatonHit,
     automaton_hits,
     build_automaton,
@@ -281,13 +282,13 @@ class Vocabulary:
         ):
             if automaton is not None:
                 candidates.extend(automaton_hits(automaton, keyed_text))
-        # Leftmost first; at one start a curated entity (with relations) beats a longer
-        # plain name (VEGFR, not the HGNC alias VEGFR1, in "VEGFR1-3"), else longest, and
-        # at one span the type order (drug, gene, disease, pathway, class, other): the
-        # gene TNF, not the MeSH protein row, for "TNF-alpha".
-        candidates.sort(
-            key=lambda item: (item[0], not item[3], -item[4], self._priority(item[2][0])[1:])
-        )
+        # Leftmost first; at one start a curated target beats a longer plain name (VEGFR,
+        # not the HGNC alias VEGFR1, in "VEGFR1-3"; a curated drug does not: "trastuzumab
+        # deruxtecan"), else longest; at one span the type order (drug, gene, disease,
+        # pathway, class, other): the gene TNF, not the MeSH protein row, for "TNF-alpha".
+        candidates.sort(key=lambda item: (
+            item[0], not (item[3] and not self._entities[item[2][0]].is_drug), -item[4],
+            self._priority(item[2][0])[1:]))
         matches: list[EntityMatch] = []
         covered_until = -1
         for start, end, indexes, _curated, _length in candidates:
@@ -380,9 +381,10 @@ class Vocabulary:
 
     @cached_property
     def fingerprint(self) -> str:
-        """What this vocabulary finds, hashed (:func:`content_fingerprint`)."""
+        """What this vocabulary finds and its matching rules' version, hashed."""
         tables = (self._case_sensitive_names, self._guarded_names, sorted(set(self._stop_names)))
-        return content_fingerprint(self._entities, *tables, sorted(self._known()))
+        known = sorted(self._known())
+        return content_fingerprint(self._entities, *tables, known, MATCH_RULES_VERSION)
 
     def describe(self) -> dict[str, Any]:
         """Counts per semantic type and the data sources."""

@@ -24,6 +24,7 @@ from pipeline.vocabulary_entities import Entity, EntityMatch
 from pipeline.vocabulary_rules import SALT_TAIL_RE, has_drug_suffix
 
 __all__ = [
+    "MATCH_RULES_VERSION",
     "AutomatonHit",
     "Names",
     "automaton_hits",
@@ -42,6 +43,11 @@ _MIN_SUFFIX_WORD = 7
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 
 _SENTENCE_END_RE = re.compile(r"[.!?;\n]")
+
+#: Version of the rules that turn automaton hits into matches; part of the vocabulary's
+#: fingerprint, so documents matched under other rules are ingested again (2: a curated
+#: drug no longer beats a longer drug name at its start, "trastuzumab deruxtecan").
+MATCH_RULES_VERSION = 2
 
 #: One automaton hit: source span, entity indexes (best first), curated, key length.
 AutomatonHit = tuple[int, int, tuple[int, ...], bool, int]

@@ -139,6 +139,23 @@ EXTRA_ENTITIES: dict[str, dict] = {
         "related_drugs": ["idelalisib", "duvelisib"],
     },
     "PIK3CG": {"type": "gene", "aliases": ["PI3K-gamma", "p110-gamma"]},
+    # Lay names of classes whose members the leaflets list (a new user's trial: "which
+    # blood thinner is taken once daily" found no entity); the leaflets themselves say
+    # "blood thinners" and "corticosteroids (or steroids)".
+    "anticoagulants": {
+        "type": "class",
+        "aliases": ["blood thinner", "blood thinners", "blood-thinning medicine",
+                    "blood-thinning medicines"],
+    },
+    "corticosteroids": {
+        "type": "class",
+        "aliases": ["steroid", "steroids", "steroid medicine", "steroid medicines"],
+    },
+    "antihypertensive agents": {
+        "type": "class",
+        "aliases": ["blood pressure medicine", "blood pressure medicines",
+                    "blood pressure tablets", "blood pressure pills"],
+    },
 }
 
 # Names that are drugs in the table but common words in questions and leaflets, or
@@ -331,6 +348,7 @@ def read_drugs(data: Path, brands: set[str]) -> dict[str, dict]:
                     and _keep(name, "alias", brands)
                 ):
                     entry["a"].append(name)
+    merge_suffixed_biologics(drugs, evidence)
     for key, entry in drugs.items():
         if not evidence.get(key) and not has_drug_suffix(entry["c"].split()[-1]):
             entry["t"] = "class" if _is_class_row(entry["c"]) else "other"
@@ -338,6 +356,34 @@ def read_drugs(data: Path, brands: set[str]) -> dict[str, dict]:
             FILTERED[filter_reason(entry["c"], "canonical", brands) or ""] += 1
             entry["x"] = True  # canonical name not matched (kept as the entity's key)
     return drugs
+
+
+#: FDA's biologic names: the INN, a four-letter suffix, "fam-" / "ado-" before some.
+_FDA_SUFFIXED_RE = re.compile(r"(?:(?:fam|ado)-)?(?P<inn>.+?)-(?P<suffix>[a-z]{4})")
+
+
+def merge_suffixed_biologics(drugs: dict[str, dict], evidence: dict[str, bool]) -> int:
+    """Rows named by FDA's suffixed form of a biologic whose INN has its own row
+    (``cemiplimab-rwlc``, ``fam-trastuzumab deruxtecan-nxki``) merge into the INN's row,
+    their names (and brands, Enhertu) as its aliases: one drug, one canonical name, so a
+    question naming the INN meets the leaflet that names the brand. Returns the number
+    merged."""
+    merged = 0
+    for key in list(drugs):
+        match = _FDA_SUFFIXED_RE.fullmatch(key)
+        if not match or match["suffix"] in _GREEK_NAMES_LOWER or match["inn"] not in drugs:
+            continue
+        source, target = drugs.pop(key), drugs[match["inn"]]
+        for name in (source["c"], *source["a"]):
+            if name != target["c"] and name not in target["a"]:
+                target["a"].append(name)
+        target["s"] = target["s"] or source["s"]
+        evidence[match["inn"]] = evidence.get(match["inn"], False) or evidence.pop(key, False)
+        merged += 1
+    return merged
+
+
+_GREEK_NAMES_LOWER = frozenset({"alfa", "beta", "zeta", "iota", "theta", "delta", "gamma"})
 
 
 def read_genes(data: Path) -> list[dict]:

@@ -161,3 +161,19 @@ def test_a6_shipped_drug_classes_and_known_words():
         words = {line.strip() for line in handle}
     assert {"indications", "fibrillation", "neutropenia"} <= words
     assert "osimertinib" not in words and "imatinib" not in words
+
+
+def test_a6_fda_suffixed_biologics_merge_into_their_inn(build):
+    drugs = {
+        "trastuzumab deruxtecan": {"c": "trastuzumab deruxtecan", "t": "drug", "a": [], "s": ""},
+        "fam-trastuzumab deruxtecan-nxki": {
+            "c": "fam-trastuzumab deruxtecan-nxki", "t": "drug", "a": ["Enhertu"], "s": ""},
+        "epoetin": {"c": "epoetin", "t": "drug", "a": [], "s": ""},
+        "epoetin-beta": {"c": "epoetin-beta", "t": "drug", "a": [], "s": ""},  # Greek: kept
+        "ad5-ncov": {"c": "ad5-ncov", "t": "drug", "a": [], "s": ""},  # no "ad5" row: kept
+    }
+    evidence = {"fam-trastuzumab deruxtecan-nxki": True}
+    assert build.merge_suffixed_biologics(drugs, evidence) == 1
+    assert set(drugs) == {"trastuzumab deruxtecan", "epoetin", "epoetin-beta", "ad5-ncov"}
+    assert drugs["trastuzumab deruxtecan"]["a"] == ["fam-trastuzumab deruxtecan-nxki", "Enhertu"]
+    assert evidence["trastuzumab deruxtecan"] is True

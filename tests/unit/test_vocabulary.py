@@ -31,6 +31,40 @@ def test_r_voc_1_digit_is_not_a_letter_vegfr_in_vegfr1_3(vocabulary):
     assert "VEGFR" in canonicals(vocabulary, "VEGFR1-3 expression in tumours")
 
 
+def test_r_voc_1_a_longer_drug_name_beats_the_curated_drug_it_starts_with():
+    # trastuzumab has relations (a curated row); "trastuzumab deruxtecan" is another drug
+    entities = [
+        Entity("trastuzumab", "drug", aliases=("Herceptin",), related_drugs=("pertuzumab",)),
+        Entity("trastuzumab deruxtecan", "drug", aliases=("Enhertu",)),
+        Entity("VEGFR", "gene", related_drugs=("axitinib",)),
+        Entity("VEGFR1", "gene"),
+    ]
+    vocabulary = Vocabulary(entities)
+    assert vocabulary.match_drug_entities("trastuzumab deruxtecan lung inflammation") == [
+        "trastuzumab deruxtecan"]
+    assert vocabulary.match_drug_entities("trastuzumab infusion") == ["trastuzumab"]
+    assert canonicals(vocabulary, "VEGFR1-3 expression") == ["VEGFR"]  # a target still does
+
+
+def test_r_voc_3_shipped_fda_suffixed_biologics_are_their_inn(vocabulary):
+    # Enhertu's row was fam-trastuzumab deruxtecan-nxki, a drug apart from its INN
+    assert vocabulary.match_drug_entities("Enhertu") == ["trastuzumab deruxtecan"]
+    assert vocabulary.match_drug_entities("trastuzumab deruxtecan") == ["trastuzumab deruxtecan"]
+    assert vocabulary.match_drug_entities("Libtayo cemiplimab-rwlc") == ["cemiplimab"]
+
+
+@pytest.mark.parametrize(
+    ("question", "cls"),
+    [("which blood thinner is taken once daily", "anticoagulants"),
+     ("steroid cream and infections", "corticosteroids")],
+)
+def test_r_voc_3_shipped_lay_class_names_reach_the_members(vocabulary, question, cls):
+    from pipeline.rerank import boost_terms_for_query
+
+    assert canonicals(vocabulary, question) == [cls]
+    assert len(boost_terms_for_query(question, vocabulary)) >= 3  # the leaflets' members
+
+
 def test_r_voc_1_pd_1_keeps_its_hyphen(vocabulary):
     matches = vocabulary.find("response to anti-PD-1 antibody therapy")
     assert [m.surface for m in matches if m.entity.canonical == "PD-1"] == ["PD-1"]
@@ -150,3 +184,13 @@ def test_fingerprint_is_the_same_for_the_same_findings_in_any_order():
     assert Vocabulary(entities[:1], stop_names=["iron", "water", "salt"]).fingerprint != (
         one.fingerprint
     )
+
+
+def test_fingerprint_carries_the_matching_rules_version(monkeypatch):
+    # new rules find other drugs in the same texts: stored documents must be written again
+    from pipeline import vocabulary as module
+
+    entities = [Entity("gefitinib", "drug")]
+    before = Vocabulary(entities).fingerprint
+    monkeypatch.setattr(module, "MATCH_RULES_VERSION", module.MATCH_RULES_VERSION + 1)
+    assert Vocabulary(entities).fingerprint != before

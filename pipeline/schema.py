@@ -268,11 +268,11 @@ class SearchRequest(BaseModel):
         strict=True,
         description=(
             "default 0.2. Drops chunks whose `similarity` is below it. `similarity` is in "
-            "[0, 1] and non-increasing down the results: in the reranked window "
-            "clip((w_ce*ce + w_first*first + w_entity*entity + w_sec*section - "
-            "w_xdrug*xdrug) / reachable, 0, 1) with the weights of the query's workflow, "
-            "reachable = w_ce + w_first (+ w_entity when the query names drugs, + w_sec "
-            "when it has section cues); for a structure query the Tanimoto similarity "
+            "[0, 1] and non-increasing down the results: in the reranked window clip((w_ce*ce "
+            "+ w_first*first + w_entity*entity + w_sec*section + w_topic*topic - w_xdrug*xdrug)"
+            " / reachable, 0, 1) with the weights of the query's workflow, reachable = w_ce + "
+            "w_first (+ w_entity when the query names drugs, + w_sec when it has section cues,"
+            " + w_topic when it has topic terms); for a structure query the Tanimoto similarity "
             "(1.0 = identical parent structure); past the window, and with rerank off, the "
             "first-stage evidence (k + 1) / (k + rank), capped by the chunk before it. "
             "The raw parts are in each chunk's score_parts."
@@ -349,10 +349,10 @@ class Chunk(BaseModel):
 
     ``similarity`` (A-2) is in [0, 1], non-increasing along the result order, and is what
     ``similarity_threshold`` filters. In the reranked window it is the Tier-2 fused score
-    over the largest value this query can reach, ``clip((w_ce*ce + w_first*first +
-    w_entity*entity + w_sec*section - w_xdrug*xdrug) / reachable, 0, 1)`` with
+    over the largest value this query can reach, ``clip((w_ce*ce + w_first*first + w_entity*
+    entity + w_sec*section + w_topic*topic - w_xdrug*xdrug) / reachable, 0, 1)`` with
     ``reachable = w_ce + w_first`` (``+ w_entity`` when the query names drugs, ``+ w_sec``
-    when it has section cues); for a
+    when it has section cues, ``+ w_topic`` when it has topic terms, A-7); for a
     structure query, the Tanimoto similarity of the structures (1.0 identical parent);
     past the window (and with ``rerank`` off) the first-stage evidence
     ``(k + 1) / (k + rank)``, capped by the similarity before it. ``score_parts`` keeps

@@ -202,8 +202,8 @@ def test_query_shows_the_tagrisso_leaflet_with_its_evidence(page, tmp_path):
     assert " ".join(first.locator(".text").inner_text().split()) == " ".join(
         chunks[0]["content"].split())
     # every score part the service returned is printed with its number
-    for key in ("ce", "entity", "section", "xdrug"):
-        value = chunks[0]["score_parts"][key]
+    for key in ("ce", "entity", "section", "topic", "xdrug"):
+        value = chunks[0]["score_parts"].get(key)
         if value is not None:
             shown = first.locator(f".part:has(.part-name:text-is('{key}')) .part-value")
             expect(shown).to_have_text(f"{'−' if key == 'xdrug' and value > 0 else ''}{value:.3f}")

@@ -8,6 +8,7 @@ const PARTS = [
   ["ce", "ce", "cross-encoder"],
   ["entity", "entity", "drug match"],
   ["section", "section", "section cue"],
+  ["topic", "topic", "the question's other terms in the drug's own chunk"],
   ["xdrug", "xdrug", "cross-drug penalty"],
   ["first", "first", "first-stage evidence"],
 ];

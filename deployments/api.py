@@ -98,10 +98,14 @@ def create_app() -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, error: RequestValidationError) -> JSONResponse:
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media_type and media_type != "application/json" and request.url.path.endswith(
-            "/search"
-        ):  # FastAPI reads a JSON body only when it says it is JSON
-            message = f"Content-Type is {media_type!r}; send the body as application/json"
+        unread = any(  # a body FastAPI did not read as JSON (it reads only JSON bodies)
+            tuple(item.get("loc", ())) == ("body",)
+            and item.get("type") not in ("missing", "json_invalid")
+            for item in error.errors()
+        )
+        if unread and media_type != "application/json" and request.url.path.endswith("/search"):
+            said = f"is {media_type!r}" if media_type else "is missing"
+            message = f"Content-Type {said}; send the body as application/json"
             return _error(415, "unsupported_media_type", message,
                           fields=[{"field": "content-type", "message": message}])
         fields = _field_errors(list(error.errors()))

@@ -193,9 +193,12 @@ def highlight(text: str, query: str, tags: tuple[str, str] = ("<em>", "</em>")) 
     terms = sorted(query_terms(query), key=len, reverse=True)
     if not terms:
         return html.escape(text, quote=False)
-    # A term is a whole word or number: "1" in "alert(1)" marks no "1" of "10" or "s1".
+    # A term is a whole word or number: "1" in "alert(1)" marks no "1" of "10", "s1",
+    # "1,000" or "0.5%, 1.25%".
     pattern = re.compile(
-        r"(?<![^\W_])(?:" + "|".join(_term_source(t) for t in terms) + r")(?![^\W_])", re.I
+        r"(?<![^\W_])(?<!\d[.,])(?:" + "|".join(_term_source(t) for t in terms)
+        + r")(?![^\W_])(?![.,]\d)",
+        re.I,
     )
     pieces: list[str] = []
     end = 0

@@ -150,6 +150,11 @@ async def test_a_body_sent_as_another_media_type_is_415_naming_the_content_type(
     answer = response.json()
     assert answer["fields"][0]["field"] == "content-type"
     assert "application/json" in answer["message"] and "text/plain" in answer["message"]
+    unsaid = await client.post("/v1/search", content=b'{"query": "osimertinib"}',
+                               headers={**auth(), "Content-Type": ""})
+    assert unsaid.status_code == 415 and "missing" in unsaid.json()["message"], unsaid.text
+    no_body = await client.post("/v1/search", headers=auth())
+    assert no_body.status_code == 422  # nothing sent: the body itself is what is missing
 
 
 async def test_malformed_json_is_422_naming_the_body(client):

@@ -113,3 +113,5 @@ def test_highlight_marks_whole_numbers_only():
     marked = highlight("1. What tagrisso is: 10 mg, s1, 2021, dose 1", "alert(1)")
     assert marked == "<em>1</em>. What tagrisso is: 10 mg, s1, 2021, dose <em>1</em>"
     assert highlight("HER2-positive, not HER", "HER2") == "<em>HER2</em>-positive, not HER"
+    assert highlight("1,000 tablets; 0.5%, 1.25%; take 1.", "1") == (
+        "1,000 tablets; 0.5%, 1.25%; take <em>1</em>.")

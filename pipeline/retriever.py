@@ -151,7 +151,8 @@ class Retriever:
     # -- stages ---------------------------------------------------------------------------
 
     def _intent(self, query: str, trace: list[StageTrace]) -> QueryRetrievalIntent:
-        """SPEC.md section 2, once per request (R-INT-7); typo corrections in the trace."""
+        """SPEC.md section 2, once per request (R-INT-7); the entities found and the typo
+        corrections in the trace (``entities:a,b``, ``corrected:x→y``)."""
         stage = Stage("intent", items_in=1)
         intent = detect_retrieval_intent(
             query,
@@ -160,7 +161,9 @@ class Retriever:
             self.settings.routing.extended_section_cues,
         )
         corrections = (f"corrected:{correction}" for correction in intent.corrections)
-        trace.append(stage.done(1, [f"workflow:{intent.workflow}", *corrections]))
+        found = ",".join(entity.canonical for entity in self.vocabulary.match_entities(query))
+        entities = [f"entities:{found}"] if found else []
+        trace.append(stage.done(1, [f"workflow:{intent.workflow}", *entities, *corrections]))
         return intent
 
     async def _route(

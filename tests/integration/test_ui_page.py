@@ -214,16 +214,16 @@ def test_query_shows_the_tagrisso_leaflet_with_its_evidence(page, tmp_path):
     expect(summary("Workflow")).to_have_text(answer["intent"]["workflow"])
     for plan in answer["route"]:
         expect(summary("Route")).to_contain_text(plan["collection"])
-    drug_terms = [
+    entities = [
         term
         for stage in answer["trace"]
         for decision in stage["decisions"]
-        if decision.startswith("drug_terms:")
-        for term in decision.removeprefix("drug_terms:").split(",")
+        if decision.startswith("entities:")
+        for term in decision.removeprefix("entities:").split(",")
         if term
     ]
-    assert drug_terms, "the supplement stage reported no drug terms"
-    expect(summary("Detected entities")).to_have_text(", ".join(drug_terms))
+    assert entities, "the intent stage reported no entities"
+    expect(summary("Detected entities")).to_have_text(", ".join(entities))
 
     stages = page.locator("#trace .stage")
     expect(stages).to_have_count(len(answer["trace"]))

@@ -271,7 +271,9 @@ function decisions(trace, prefix) {
 function renderSummary(body) {
   const intent = body.intent || {};
   const corrections = intent.corrections || [];
-  const entities = decisions(body.trace, "drug_terms:");
+  // the intent stage names what the vocabulary found; older services only the supplement
+  const found = decisions(body.trace, "entities:");
+  const entities = found.length ? found : decisions(body.trace, "drug_terms:");
   const route = (body.route || []).map((p) => `${p.collection} (${p.encoder}, top ${p.top_k})`);
   const rows = [
     ["Workflow", intent.workflow || "general"],

@@ -97,6 +97,9 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"how much",
             r"how often",
             r"how (?:to|should i|do i|should you|do you|is it) (?:take|use|inject|give|administer)",
+            # "how is Darzalex given" (a new user's trial: no cue); the name is one word
+            r"how (?:is|are) (?:it|this|they|[\w-]+) (?:given|taken|injected|infused|"
+            r"administered)",
             r"miss(?:ed)? (?:a |my |one )?doses?",
             r"forg[oe]t(?:ten)? to (?:take|use)",
             r"(?:overdos\w*|too much|more than (?:i|you) should)",

@@ -52,6 +52,8 @@ pytestmark = pytest.mark.unit
         ("contraindications of warfarin", "contraindications"),
         ("does Paxlovid interact with statins", "drug_interactions"),
         ("how does Lynparza work", "clinical_pharmacology"),
+        ("how is Darzalex given", "dosage_and_administration"),
+        ("how is Keytruda administered", "dosage_and_administration"),
     ],
 )
 def test_a5_lay_phrasing_cues_the_stored_section(query, cue):
@@ -67,6 +69,7 @@ def test_a5_lay_phrasing_cues_the_stored_section(query, cue):
         "nivolumab together with relatlimab",
         "imatinib mesylate tablets",
         "how many patients responded to osimertinib",
+        "how is the disease diagnosed",
     ],
 )
 def test_a5_no_cue_where_no_section_is_asked_for(query):

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.ingest.records import SourceRecord, read_jsonl
-from pipeline.ingest.sections import leaflet_section_numbers
+from pipeline.ingest.sections import heading_number, leaflet_section_numbers
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["active_substances", "is_drug_class", "read_ema_leaflets", "read_fda_indications"]
@@ -108,11 +108,11 @@ def _realigned_headings(sections: list[dict]) -> list[str]:
     (:func:`pipeline.ingest.sections.leaflet_section_numbers`)."""
     headings = [section["section"] for section in sections]
     numbers = leaflet_section_numbers(headings, [section["text"] for section in sections])
-    by_number = {}
+    by_number: dict[int, str] = {}
     for heading in headings:
-        match = re.match(r"\s*(\d)\.\s", heading)
-        if match:
-            by_number.setdefault(int(match.group(1)), heading)
+        number = heading_number(heading)
+        if number is not None:
+            by_number.setdefault(number, heading)
     return [
         by_number.get(number, heading) if number is not None else heading
         for heading, number in zip(headings, numbers, strict=True)

@@ -19,6 +19,7 @@ __all__ = [
     "EMA_LEAFLET_SECTIONS",
     "QRD_OPENINGS",
     "canonical_section",
+    "heading_number",
     "leaflet_section_numbers",
 ]
 
@@ -41,9 +42,9 @@ def canonical_section(heading: str, kind: str = "document") -> str:
     if kind == "compound":
         return "compound"
     if kind == "leaflet":
-        number = _EMA_NUMBER_RE.match(heading)
-        if number and int(number.group(1)) in EMA_LEAFLET_SECTIONS:
-            return EMA_LEAFLET_SECTIONS[int(number.group(1))]
+        number = heading_number(heading)
+        if number in EMA_LEAFLET_SECTIONS:
+            return EMA_LEAFLET_SECTIONS[number]
     return heading_section(heading) or "body"
 
 
@@ -65,7 +66,7 @@ def leaflet_section_numbers(headings: list[str], texts: list[str]) -> list[int |
     one heading late: "4. Possible side effects" held "Always take this medicine exactly
     ...", and "3. How to take" the end of section 2), never before the section of the
     text above it."""
-    numbers = [_heading_number(heading) for heading in headings]
+    numbers = [heading_number(heading) for heading in headings]
     anchors = [
         next((k for k, pattern in QRD_OPENINGS.items() if pattern.match(text)), None)
         for text in texts
@@ -89,6 +90,8 @@ def leaflet_section_numbers(headings: list[str], texts: list[str]) -> list[int |
     return result
 
 
-def _heading_number(heading: str) -> int | None:
+def heading_number(heading: str) -> int | None:
+    """The number of an EMA leaflet heading (``"4. Possible side effects"`` -> 4), None
+    for an unnumbered one."""
     match = _EMA_NUMBER_RE.match(heading)
     return int(match.group(1)) if match else None

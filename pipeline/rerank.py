@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pipeline.drug_coverage import cover_named_drugs
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent, parse_drug_list
 from pipeline.scoring import (
     cross_drug_penalty,
@@ -207,10 +208,16 @@ async def post_rrf_rerank(
         range(len(scored)),
         key=lambda i: (-scored[i].score_parts["similarity"], -scored[i].score, i),
     )
+    ranked = [scored[i] for i in order]
+    decisions = [decision] if skipped is None else [decision, skipped]
+    if settings.cover_named_drugs and policy != RerankPolicy.GENERAL:
+        named = protected_drugs(ranked, query, (), vocabulary, CrossDrugTerms.QUERY_DRUGS_IN_POOL)
+        covered = cover_named_drugs(ranked, named)
+        if covered is not ranked:
+            ranked = covered
+            decisions.append(f"rerank_cover_named_drugs:{len(named)}")
     return Tier2Outcome(
-        nodes=[*(scored[i] for i in order), *_unscored(image_nodes)],
-        decisions=[decision] if skipped is None else [decision, skipped],
-        scored=len(scored),
+        nodes=[*ranked, *_unscored(image_nodes)], decisions=decisions, scored=len(scored)
     )
 
 

@@ -181,6 +181,11 @@ class Tier2Settings(_Frozen):
     summary_window_chars: int = Field(200, ge=1)
     related_drugs_limit: int = Field(6, ge=0)
     cross_drug_terms: CrossDrugTerms = CrossDrugTerms.QUERY_DRUGS_IN_POOL
+    #: A-10: a question that names two or more drugs with their own chunks in the window
+    #: ("gleevec vs tasigna") gets each one's best chunk in its first places, in fused
+    #: order, before the rest; ``false`` orders by the fused score alone (the seed). No
+    #: dev-set question moved (their multi-drug questions already led with both).
+    cover_named_drugs: bool = True
     max_candidates: int = Field(128, ge=1, description="cap on pairs sent to the cross-encoder")
 
     @model_validator(mode="before")

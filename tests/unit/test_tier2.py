@@ -477,3 +477,48 @@ async def test_a7_the_topic_tells_the_named_drugs_own_chunks_apart(vocabulary, w
         assert parts["other"]["topic"] == 0.0
     else:
         assert "topic" not in parts["rash"]
+
+
+@pytest.mark.parametrize("cover", [True, False])
+async def test_a10_a_question_naming_two_drugs_opens_with_one_chunk_of_each(vocabulary, cover):
+    nodes = [
+        hit(f"tasigna-{i}", text=f"Tasigna part {i}.", primary_drugs=["nilotinib"])
+        for i in range(4)
+    ] + [hit("glivec-0", text="Glivec capsules.", primary_drugs=["imatinib"])]
+    ce = {f"tasigna-{i}": 0.9 - 0.1 * i for i in range(4)} | {"glivec-0": 0.1}
+    query = "gleevec vs tasigna"
+    assert sorted(vocabulary.match_drug_entities(query)) == ["imatinib", "nilotinib"]
+    outcome = await rerank(
+        nodes, query, QueryRetrievalIntent(workflow="drug_entity"), vocabulary,
+        scores_by_id(ce), tier2=Tier2Settings(cover_named_drugs=cover),
+    )
+    order = ids(outcome.nodes)
+    if cover:
+        assert order[:2] == ["tasigna-0", "glivec-0"]
+        assert order[2:] == ["tasigna-1", "tasigna-2", "tasigna-3"]
+        assert any(d.startswith("rerank_cover_named_drugs") for d in outcome.decisions)
+    else:
+        assert order[-1] == "glivec-0"
+    similarities = [item.score_parts["similarity"] for item in outcome.nodes]
+    assert similarities == sorted(similarities, reverse=True)  # A-2 still holds
+
+
+async def test_a10_one_named_drug_or_leaders_already_first_change_nothing(vocabulary):
+    tier2 = Tier2Settings(cover_named_drugs=True)
+    single = [hit("a", text="Tasigna.", primary_drugs=["nilotinib"]), hit("b", text="x")]
+    outcome = await rerank(
+        single, "tasigna rash", QueryRetrievalIntent(), vocabulary,
+        scores_by_id({"a": 0.2, "b": 0.9}), tier2=tier2,
+    )
+    assert not any(d.startswith("rerank_cover") for d in outcome.decisions)
+    both = [
+        hit("t", text="Tasigna.", primary_drugs=["nilotinib"]),
+        hit("g", text="Glivec.", primary_drugs=["imatinib"]),
+        hit("t2", text="Tasigna again.", primary_drugs=["nilotinib"]),
+    ]
+    outcome = await rerank(
+        both, "gleevec vs tasigna", QueryRetrievalIntent(), vocabulary,
+        scores_by_id({"t": 0.9, "g": 0.8, "t2": 0.1}), tier2=tier2,
+    )
+    assert ids(outcome.nodes) == ["t", "g", "t2"]
+    assert not any(d.startswith("rerank_cover") for d in outcome.decisions)

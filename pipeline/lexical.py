@@ -10,13 +10,23 @@ lacks, as extra tokens:
 - Greek letters meet their names (A-6): a text with ``TNF-α`` also carries ``alpha``, a
   query with ``TNF-alpha`` also asks for ``α``, so either spelling finds the other;
 - the section title weighs ``title_weight`` times the body (repeated);
-- ``minimum_should_match`` keeps only hits that contain that fraction of query terms.
+- ``minimum_should_match`` keeps only hits that contain that fraction of query terms;
+- ``word_form`` (A-8) reads every word of both texts as its English lemma (``lemma``:
+  simplemma's dictionary; ``dosing`` and ``doses`` meet ``dose``, ``effective`` stays) or
+  its Snowball stem (``snowball``: Porter2, which also folds ``effective`` into
+  ``effect``); ``as_written`` is the seed's. Milvus Lite accepts a ``stemmer`` filter in
+  its analyser but does not apply it, so the text sent to it is normalised here.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 import unicodedata
+
+import simplemma
+import snowballstemmer
 
 from pipeline.settings import LexicalSettings
 from pipeline.text import GREEK_LETTERS, GREEK_NAMES, query_terms, tokens
@@ -29,6 +39,7 @@ __all__ = [
     "lexical_document_text",
     "lexical_query_text",
     "meets_minimum_should_match",
+    "word_forms",
 ]
 
 #: Multi-word label terms kept whole besides vocabulary names (R-REQ-6).
@@ -77,6 +88,32 @@ def greek_variants(text: str) -> list[str]:
     return list(dict.fromkeys(variants))
 
 
+_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER_LOCK = threading.Lock()  # a Snowball stemmer object keeps state while it works
+_WORD_RE = re.compile(r"[^\W\d_]+")
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _word_form(word: str, form: str) -> str:
+    if form == "lemma":
+        return simplemma.lemmatize(word, lang="en")
+    if form == "snowball":
+        with _STEMMER_LOCK:
+            return _STEMMER.stemWord(word)
+    return word
+
+
+def word_forms(text: str, form: str) -> str:
+    """``text`` with every run of letters lower-cased and read as its ``form`` (A-8):
+    ``lemma`` (simplemma's English dictionary; a word it does not know, a drug name,
+    stays), ``snowball`` (Porter2 stem, ``snowballstemmer``), ``as_written`` (unchanged
+    text). Digits, punctuation and spacing stay, so the analyser splits the text as
+    before: ``word_forms("Dosing: 2 doses", "lemma")`` -> ``"dose: 2 dose"``."""
+    if form == "as_written":
+        return text
+    return _WORD_RE.sub(lambda match: _word_form(match.group(0).lower(), form), text)
+
+
 def _dictionary_tokens(
     text: str, vocabulary: Vocabulary | None, synonyms: bool, per_occurrence: bool = False
 ) -> list[str]:
@@ -102,6 +139,7 @@ def _dictionary_tokens(
 
 #: Version of the indexed BM25 text's form; part of the ingest's content hash, so that a
 #: new form re-writes stored chunks (2: dictionary and synonym tokens once per hit).
+#: ``word_form`` is part of the hash beside it (``pipeline.ingest.runner``).
 LEXICAL_TEXT_VERSION = 2
 
 
@@ -115,7 +153,7 @@ def lexical_document_text(
     ``title_weight`` times, the body, then dictionary and synonym tokens, one per hit in
     the title (``title_weight`` times) and the body (R-REQ-6): a leaflet that names
     Lynparza six times carries ``olaparib`` six times, as one naming olaparib does.
-    Form :data:`LEXICAL_TEXT_VERSION`."""
+    Form :data:`LEXICAL_TEXT_VERSION`, words in ``settings.word_form`` (A-8)."""
     settings = settings or LexicalSettings()
     title = section_title.strip()
     parts = [title] * settings.title_weight if title else []
@@ -125,17 +163,28 @@ def lexical_document_text(
     extra += _dictionary_tokens(text, vocabulary, settings.synonyms, per_occurrence=True)
     if extra:
         parts.append(" ".join(extra))
-    return "\n".join(parts)
+    text = "\n".join(parts)
+    return word_forms(text, settings.word_form)
 
 
 def lexical_query_text(
     query: str, vocabulary: Vocabulary | None = None, settings: LexicalSettings | None = None
 ) -> str:
     """The BM25 query text: the query plus its dictionary and synonym tokens, each once
-    (R-REQ-6)."""
+    (R-REQ-6). With a ``settings.word_form`` other than ``as_written`` (A-8) its words are
+    read in that form, as the indexed text's are, and each word whose form differs follows
+    once as written: an index in that form holds no such word (so it adds nothing there),
+    and a store written before the setting changed still meets ``dosing`` until it is
+    ingested again."""
     settings = settings or LexicalSettings()
     extra = _dictionary_tokens(query, vocabulary, settings.synonyms)
-    return " ".join([query, *extra]) if extra else query
+    text = " ".join([query, *extra]) if extra else query
+    form = settings.word_form
+    if form == "as_written":
+        return text
+    words = dict.fromkeys(word.lower() for word in _WORD_RE.findall(text))
+    differing = [word for word in words if _word_form(word, form) != word]
+    return " ".join([word_forms(text, form), *differing])
 
 
 def meets_minimum_should_match(query: str, text: str, ratio: float) -> bool:

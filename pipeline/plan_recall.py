@@ -28,6 +28,7 @@ from pipeline.pagination import plan_depth, rerank_window
 from pipeline.ports import ImageEncoder, TextEncoder, VectorStore
 from pipeline.rerank import tier1_rerank
 from pipeline.schema import CollectionQueryPlan, ExpandedQuery, NodeWithScore, StageTrace
+from pipeline.scoring import set_aside_sections, without_sections
 from pipeline.settings import PipelineSettings
 from pipeline.structure_search import structure_recall
 from pipeline.vocabulary import Vocabulary
@@ -208,6 +209,13 @@ class PlanRecall:
             item if item.collection else item.model_copy(update={"collection": plan.collection})
             for item in dense_hits
         ]
+        aside = set_aside_sections(
+            self.settings.hybrid.set_aside_sections, context.intent.section_cues
+        )
+        if aside:
+            kept = [without_sections(hits, aside) for hits in (dense_hits, lexical_hits)]
+            detail["set_aside"] = len(dense_hits) + len(lexical_hits) - sum(map(len, kept))
+            dense_hits, lexical_hits = kept
         structure_hits, written = structure
         detail.update(
             dense_hits=len(dense_hits),

@@ -1,5 +1,5 @@
-"""Entity, section, topic and cross-drug scores (R-ENT-1, R-T2-5..8, A-7). Pure
-functions."""
+"""Entity, section, topic and cross-drug scores (R-ENT-1, R-T2-5..8, A-7), and the
+sections recall sets aside unless cued (A-9). Pure functions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pipeline.hybrid import sparse_score
-from pipeline.schema import Node, parse_drug_list
+from pipeline.schema import Node, NodeWithScore, parse_drug_list
 from pipeline.settings import ProfileWeights, Tier2Settings
 from pipeline.text import contains_term, path_blob, query_terms, tokens
 from pipeline.vocabulary import Vocabulary
@@ -18,8 +18,10 @@ __all__ = [
     "entity_boost_score",
     "entity_match_score",
     "section_match_score",
+    "set_aside_sections",
     "topic_match_score",
     "topic_terms",
+    "without_sections",
 ]
 
 #: Entity types whose names a question uses to say *what* it asks about, not *which* part:
@@ -123,3 +125,18 @@ def topic_match_score(node: Node, terms: Sequence[str]) -> float:
     """Fraction of ``terms`` (:func:`topic_terms`) found in the node's text as whole words
     (R-HYB-3's matching), in [0, 1]; no terms: 0.0 (A-7)."""
     return sparse_score("", node.text, terms) if terms else 0.0
+
+
+def set_aside_sections(sections: Sequence[str], cues: Sequence[str]) -> frozenset[str]:
+    """The sections of ``sections`` (``HybridSettings.set_aside_sections``) that the
+    question's section ``cues`` do not name (A-9): "phone number of the local
+    representative for Tasigna" cues ``contacts`` and gets those chunks back."""
+    cued = set(cues)
+    return frozenset(section for section in sections if section not in cued)
+
+
+def without_sections(hits: list[NodeWithScore], sections: frozenset[str]) -> list[NodeWithScore]:
+    """``hits`` less those whose ``biomed_section`` is in ``sections``, order kept (A-9)."""
+    if not sections:
+        return hits
+    return [hit for hit in hits if hit.node.metadata.get("biomed_section") not in sections]

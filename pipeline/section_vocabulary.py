@@ -171,6 +171,18 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"dispos(?:e|al)",
         ),
     ),
+    # the leaflet's list of the holder's local representatives (addresses, phone
+    # numbers), set apart from section 6 at ingest; recall leaves it out unless cued.
+    SectionWords(
+        "contacts",
+        headings=(r"local representatives?",),
+        cues=(
+            r"local representatives?",
+            r"(?:tele)?phone numbers?",
+            r"contact (?:details|information|numbers?|address(?:es)?)",
+            r"who (?:do|should|can) I contact",
+        ),
+    ),
     SectionWords(
         "description",
         headings=(
@@ -225,6 +237,7 @@ CANONICAL_SECTIONS: tuple[str, ...] = (
     "drug_interactions",
     "storage",
     "description",
+    "contacts",
     "overview",
     "clinical_pharmacology",
     "abstract",

@@ -147,6 +147,10 @@ class HybridSettings(_Frozen):
     #: Knowledge base -> fusion, for a kb whose own development set chose differently.
     #: Applies when every kb of the request's scope names the same fusion here.
     fusion_by_kb: dict[str, Literal["replace", "rrf"]] = Field(default_factory=dict)
+    #: Canonical sections whose chunks both legs leave out unless the question cues that
+    #: section (A-9): a leaflet's list of local representatives answers no medical
+    #: question. ``[]`` keeps every chunk (the seed).
+    set_aside_sections: tuple[str, ...] = ("contacts",)
 
     def fusion_for(self, kb_names: Sequence[str]) -> Literal["replace", "rrf"]:
         """The fusion of a request scoped to ``kb_names`` (``()``: unscoped)."""
@@ -155,11 +159,14 @@ class HybridSettings(_Frozen):
 
 class LexicalSettings(_Frozen):
     """BM25 leg (R-REQ-6): domain dictionary, synonyms, section-title weight, minimum
-    should match."""
+    should match, and (A-8) the form its words are read in, in indexed and query text
+    alike (``pipeline.lexical.word_forms``): ``as_written`` is the seed's BM25, which
+    meets only the same word form."""
 
     title_weight: int = Field(2, ge=1, le=5)
     minimum_should_match: float = Field(0.0, ge=0.0, le=1.0)
     synonyms: bool = True
+    word_form: Literal["as_written", "lemma", "snowball"] = "lemma"
 
 
 class RrfSettings(_Frozen):

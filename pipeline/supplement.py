@@ -17,7 +17,7 @@ from pipeline.errors import BackendUnavailable
 from pipeline.hybrid import sparse_score
 from pipeline.ports import DocumentRegistry, VectorStore
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent, ScopeFilter, StageTrace
-from pipeline.scoring import entity_boost_score
+from pipeline.scoring import entity_boost_score, set_aside_sections, without_sections
 from pipeline.settings import PipelineSettings
 from pipeline.vocabulary import Vocabulary
 
@@ -188,6 +188,7 @@ async def supplement_entity_anchored_hits(
         *(search(collection, encoder) for collection, encoder in pairs), return_exceptions=True
     )
     hits: list[NodeWithScore] = []
+    aside = set_aside_sections(settings.hybrid.set_aside_sections, intent.section_cues)
     for (collection, _encoder), outcome in zip(pairs, outcomes, strict=True):
         if isinstance(outcome, BaseException):
             if not isinstance(outcome, Exception):
@@ -195,7 +196,7 @@ async def supplement_entity_anchored_hits(
             result.errors.append(f"{collection}: {type(outcome).__name__}: {outcome}")
             continue
         result.searched.append(collection)
-        hits.extend(outcome)
+        hits.extend(without_sections(outcome, aside))
     result.hits = rank_supplement_hits(hits, query, result.drug_terms, settings)
     return result
 

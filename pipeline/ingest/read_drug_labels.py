@@ -16,7 +16,14 @@ from pipeline.ingest.records import SourceRecord, read_jsonl
 from pipeline.ingest.sections import heading_number, leaflet_section_numbers
 from pipeline.vocabulary import Vocabulary
 
-__all__ = ["active_substances", "is_drug_class", "read_ema_leaflets", "read_fda_indications"]
+__all__ = [
+    "LOCAL_REPRESENTATIVES_HEADING",
+    "active_substances",
+    "is_drug_class",
+    "read_ema_leaflets",
+    "read_fda_indications",
+    "split_local_representatives",
+]
 
 _ACTIVE_RE = re.compile(r"contains? (?:the )?active substances? ([^.;]+)", re.I)
 # "osimertinib, which belongs to a group of medicines called ..." ends the substances.
@@ -54,6 +61,27 @@ def active_substances(product: str, first_section: str, vocabulary: Vocabulary) 
     return found[:3]
 
 
+#: Heading of the part of section 6 that lists the holder's local representatives (A-9);
+#: ``canonical_section`` reads it as ``contacts``.
+LOCAL_REPRESENTATIVES_HEADING = "Local representatives of the Marketing Authorisation Holder"
+# The QRD template's sentence that opens the list (742 of the 953 leaflets have one).
+_REPRESENTATIVES_RE = re.compile(
+    r"For any information about this medicine,? please contact the local representatives? ",
+    re.I,
+)
+
+
+def split_local_representatives(text: str) -> tuple[str, str]:
+    """``(before, list)``: a section 6 text cut where the QRD sentence "For any
+    information about this medicine, please contact the local representative ..." opens
+    the list of addresses and phone numbers (A-9); ``(text, "")`` without one. The
+    holder and manufacturer paragraph stays before the cut."""
+    match = _REPRESENTATIVES_RE.search(text)
+    if match is None:
+        return text, ""
+    return text[: match.start()].rstrip(), text[match.start() :]
+
+
 def _product_title(product: str) -> str:
     return " ".join(part.capitalize() for part in re.split(r"[-_\s]+", product) if part)
 
@@ -87,17 +115,27 @@ def read_ema_leaflets(path: str | Path, vocabulary: Vocabulary) -> Iterator[Sour
             else (f"{title} — EMA package leaflet")
         )
         headings = _realigned_headings(sections)
-        for index, section in enumerate(sections):
+        parts: list[tuple[str, str, str]] = []  # (heading, text, source)
+        contacts: list[tuple[str, str, str]] = []
+        for heading, section in zip(headings, sections, strict=True):
+            text, listed = section["text"], ""
+            if heading_number(heading) == 6:
+                text, listed = split_local_representatives(text)
+            parts.append((heading, text, section["source"]))
+            if listed:
+                contacts.append((LOCAL_REPRESENTATIVES_HEADING, listed, section["source"]))
+        # The list goes last, so every other section keeps its index (and chunk ids).
+        for index, (heading, text, source) in enumerate(parts + contacts):
             yield SourceRecord(
                 document_id=f"ema-{product}",
                 document_name=name,
                 title=title,
-                text=section["text"],
-                section_title=headings[index],
+                text=text,
+                section_title=heading,
                 section_index=index,
                 kind="leaflet",
-                source_uri=f"https://www.ema.europa.eu/ ({section['source']})",
-                file_name=Path(section["source"]).name or path.name,
+                source_uri=f"https://www.ema.europa.eu/ ({source})",
+                file_name=Path(source).name or path.name,
                 drugs=tuple(drugs),
             )
 

@@ -155,6 +155,8 @@ class IngestRunner:
             f"v1|{ingest.chunk_tokens}|{ingest.chunk_overlap}|{','.join(roles)}"
             f"|vocabulary:{self.vocabulary.fingerprint}"
             f"|lexical:{LEXICAL_TEXT_VERSION}:{lexical.title_weight}:{lexical.synonyms}"
+            # (as written adds nothing, so stores written before A-8 keep their hashes)
+            + (f":{lexical.word_form}" if lexical.word_form != "as_written" else "")
         )
         return f"{salt}|prefix:{prefix}" if prefix else salt
 

@@ -106,6 +106,29 @@ async def test_r_ing_6_second_run_adds_nothing(store, registry, config, encoders
     assert list(record.collections) == ["biomed_text"]
 
 
+def _with_word_form(config, form: str):
+    lexical = config.pipeline.lexical.model_copy(update={"word_form": form})
+    return config.model_copy(
+        update={"pipeline": config.pipeline.model_copy(update={"lexical": lexical})}
+    )
+
+
+async def test_a8_another_word_form_rewrites_every_document(
+    store, registry, config, encoders, records
+):
+    # the indexed BM25 text changes form, so nothing stored may count as unchanged
+    await _reset(store, registry, config, records)
+    as_written = _with_word_form(config, "as_written")
+    await _runner(store, registry, encoders, as_written).run(records, "drug-kb")
+    rows = await _rows(store, config)
+    lemma = _with_word_form(config, "lemma")
+    report = await _runner(store, registry, encoders, lemma).run(records, "drug-kb")
+    assert report.documents_written == 4 and report.documents_unchanged == 0
+    assert await _rows(store, config) == rows
+    again = await _runner(store, registry, encoders, lemma).run(records, "drug-kb")
+    assert again.documents_written == 0 and again.documents_unchanged == 4
+
+
 async def test_another_collection_prefix_is_written_not_skipped(
     store, milvus_server, registry, config, encoders, records
 ):

@@ -13,8 +13,10 @@ import pytest
 
 from deployments.runtime import MilvusLiteServer
 from pipeline.errors import BackendUnavailable
+from pipeline.lexical import lexical_document_text, lexical_query_text
 from pipeline.ports import VectorStore
 from pipeline.schema import CHUNK_METADATA_KEYS, Node, ScopeFilter
+from pipeline.settings import LexicalSettings
 from pipeline.stores.milvus import MilvusVectorStore
 
 pytestmark = pytest.mark.integration
@@ -297,6 +299,26 @@ async def test_lexical_texts_feed_bm25_and_text_is_returned(
     assert [hit.node_id for hit in hits] == ["n0"]
     assert hits[0].node.text == "Display text only."
     assert await milvus_store.search_lexical(name, "display", top_k=5) == []
+
+
+@pytest.mark.parametrize("form", ["lemma", "snowball", "as_written"])
+async def test_a8_word_forms_let_another_form_of_a_word_match(
+    milvus_store: MilvusVectorStore, form: str
+) -> None:
+    # Milvus Lite's analyser does not stem; with A-8 the texts sent to it are normalised
+    settings = LexicalSettings(word_form=form)
+    name = _name("stem")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
+    texts = ["Take one dose of rivaroxaban with food.", "Rivaroxaban is an anticoagulant."]
+    nodes = [_node(i, text=text) for i, text in enumerate(texts)]
+    lexical = [lexical_document_text(text, "", None, settings) for text in texts]
+    await milvus_store.upsert(name, nodes, _unit(2, seed=13), lexical_texts=lexical)
+    query = lexical_query_text("rivaroxaban dosing", None, settings)
+    hits = await milvus_store.search_lexical(name, query, top_k=5)
+    # as written "dosing" meets nothing, both score on rivaroxaban alone and the shorter
+    # text wins (BM25 length normalisation)
+    expected = ["n1", "n0"] if form == "as_written" else ["n0", "n1"]
+    assert [hit.node_id for hit in hits] == expected
 
 
 async def test_lexical_search_empty_cases(milvus_store: MilvusVectorStore) -> None:

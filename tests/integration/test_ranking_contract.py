@@ -127,3 +127,22 @@ async def test_a1_pages_never_repeat_or_skip(client, query):
     assert concatenated == [chunk["chunk_id"] for chunk in one_page["chunks"]], query
     totals = {page["total"] for page in pages} | {one_page["total"]}
     assert len(totals) == 1, (query, totals)
+
+
+async def test_a9_local_representatives_only_when_asked_for(client):
+    # the leaflet's address and phone list is set apart at ingest (section contacts) and
+    # recalled only for a question that cues it
+    def sections(response: dict[str, Any]) -> list[str]:
+        return [chunk["biomed_section"] for chunk in response["chunks"]]
+
+    for query in ("Tagrisso", "Xarelto dose for children", "Lynparza contents of the pack"):
+        plain = await search(client, query=query, page_size=40, similarity_threshold=0.0)
+        assert plain["chunks"] and "contacts" not in sections(plain), query
+    asked = await search(
+        client,
+        query="Tagrisso local representative phone number",
+        page_size=10,
+        similarity_threshold=0.0,
+    )
+    assert "contacts" in sections(asked)
+    assert any("Tel" in chunk["content"] for chunk in asked["chunks"][:3])

@@ -9,6 +9,7 @@ import pytest
 from pipeline.ingest.chunker import chunk_document
 from pipeline.ingest.profile import document_profile, target_collections
 from pipeline.ingest.read_compounds import compound_record
+from pipeline.ingest.read_drug_labels import split_local_representatives
 from pipeline.ingest.readers import detect_format, read_source
 from pipeline.ingest.records import SourceRecord
 from pipeline.ingest.runner import IngestRunner, content_hash, validate_record
@@ -216,6 +217,35 @@ def test_r_ing_2_a_leaflet_split_one_heading_late_is_read_by_its_qrd_openings(
     assert sections == ["indications_and_usage", "warnings", "warnings",
                         "dosage_and_administration", "adverse_reactions", "storage"]
     assert [r.section_index for r in records] == list(range(6))  # chunk ids keep their place
+
+
+def test_a9_the_local_representatives_list_is_its_own_last_section(tmp_path, vocabulary):
+    six = (
+        "What Tasigna contains The active substance is nilotinib. Marketing Authorisation "
+        "Holder Novartis Europharm Limited Dublin Ireland. For any information about this "
+        "medicine, please contact the local representative of the Marketing Authorisation "
+        "Holder: Belgique Novartis Pharma N.V. Tel: +32 2 246 16 Danmark Tlf: +45 39 16 84"
+    )
+    rows = [
+        ("1. What tasigna is and what it is used for", "Tasigna contains nilotinib."),
+        ("6. Contents of the pack and other information", six),
+        ("5. How to store tasigna", "Keep this medicine out of the sight and reach of children."),
+    ]
+    path = tmp_path / "ema.jsonl"
+    path.write_text(
+        "".join(json.dumps({"drug": "tasigna", "section": h, "text": t}) + "\n" for h, t in rows)
+    )
+    records = list(read_source(path, vocabulary))
+    sections = [canonical_section(r.section_title, "leaflet") for r in records]
+    assert sections == ["indications_and_usage", "description", "storage", "contacts"]
+    assert [r.section_index for r in records] == [0, 1, 2, 3]  # the others keep their ids
+    assert records[1].text.endswith("Dublin Ireland.") and "Tel" not in records[1].text
+    assert records[3].text.startswith("For any information") and "Tlf: +45" in records[3].text
+    # a section 6 without the list, or a list sentence elsewhere, is left whole
+    assert split_local_representatives("Manufacturer Sandoz GmbH Austria.") == (
+        "Manufacturer Sandoz GmbH Austria.",
+        "",
+    )
 
 
 def test_a_file_its_reader_cannot_read_is_named_in_the_error(tmp_path, vocabulary):

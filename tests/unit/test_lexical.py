@@ -7,6 +7,7 @@ from pipeline.lexical import (
     lexical_document_text,
     lexical_query_text,
     meets_minimum_should_match,
+    word_forms,
 )
 from pipeline.settings import LexicalSettings
 from pipeline.text import tokens
@@ -65,3 +66,33 @@ def test_greek_look_alikes_read_as_their_letter_not_an_error(text):
     # re.I makes the micro sign match the Greek mu; a request with it answered 500 once.
     assert "mu" in greek_variants(text)
     assert lexical_query_text(text, None, LexicalSettings())
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [
+        ("lemma", "dose: 2 dose, cyp3a4 inhibitor; tnf-α; effective effect"),
+        ("snowball", "dose: 2 dose, cyp3a4 inhibitor; tnf-α; effect effect"),
+        ("as_written", "Dosing: 2 doses, CYP3A4 inhibitors; TNF-α; effective effects"),
+    ],
+)
+def test_a8_word_forms_read_each_word_and_leave_the_rest(form, expected):
+    assert word_forms("Dosing: 2 doses, CYP3A4 inhibitors; TNF-α; effective effects", form) == (
+        expected
+    )
+
+
+@pytest.mark.parametrize("form", ["lemma", "snowball"])
+def test_a8_word_forms_apply_to_document_and_query_alike(vocabulary, form):
+    settings = LexicalSettings(word_form=form)
+    document = tokens(
+        lexical_document_text("Take Lynparza doses twice daily.", "Dosing", vocabulary, settings)
+    )
+    query = tokens(lexical_query_text("olaparib dosing", vocabulary, settings))
+    assert {"dose", "olaparib"} <= set(document) & set(query)
+    assert "dosing" not in document and "doses" not in document
+    # the word as written follows its form once: it meets a store written as written
+    assert query.count("dosing") == 1 and query.count("olaparib") == 1
+    # the seed's BM25 keeps each word as written
+    seed = LexicalSettings(word_form="as_written")
+    assert tokens(lexical_query_text("olaparib dosing", vocabulary, seed)) == ["olaparib", "dosing"]

@@ -2,13 +2,15 @@
 
 import pytest
 
-from pipeline.schema import Node
+from pipeline.schema import Node, NodeWithScore
 from pipeline.scoring import (
     PROFILE_WEIGHTS,
     cross_drug_penalty,
     entity_boost_score,
     entity_match_score,
     section_match_score,
+    set_aside_sections,
+    without_sections,
 )
 
 pytestmark = pytest.mark.unit
@@ -95,3 +97,15 @@ def test_r_t2_7_no_query_drugs_no_penalty():
 def test_r_t2_8_profile_weights_table(profile, row):
     weights = PROFILE_WEIGHTS[profile]
     assert (weights.w_ce, weights.w_entity, weights.w_sec, weights.w_xdrug) == row
+
+
+def test_a9_set_aside_sections_unless_the_question_cues_them():
+    assert set_aside_sections(("contacts",), ("warnings",)) == {"contacts"}
+    assert set_aside_sections(("contacts",), ("contacts",)) == frozenset()
+    hits = [
+        NodeWithScore(node=Node(node_id=f"n{i}", text="", metadata={"biomed_section": s}), score=1)
+        for i, s in enumerate(["warnings", "contacts", "description"])
+    ]
+    kept = without_sections(hits, frozenset({"contacts"}))
+    assert [hit.node_id for hit in kept] == ["n0", "n2"]
+    assert without_sections(hits, frozenset()) == hits

@@ -54,6 +54,10 @@ pytestmark = pytest.mark.unit
         ("how does Lynparza work", "clinical_pharmacology"),
         ("how is Darzalex given", "dosage_and_administration"),
         ("how is Keytruda administered", "dosage_and_administration"),
+        # the only questions that recall the list of local representatives
+        ("Tasigna local representative in Belgium", "contacts"),
+        ("phone number for Novartis about Tasigna", "contacts"),
+        ("who do I contact about Xarelto in Denmark", "contacts"),
     ],
 )
 def test_a5_lay_phrasing_cues_the_stored_section(query, cue):
@@ -70,6 +74,7 @@ def test_a5_lay_phrasing_cues_the_stored_section(query, cue):
         "imatinib mesylate tablets",
         "how many patients responded to osimertinib",
         "how is the disease diagnosed",
+        "contact your doctor if you get a rash on Tagrisso",
     ],
 )
 def test_a5_no_cue_where_no_section_is_asked_for(query):

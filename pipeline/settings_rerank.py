@@ -101,10 +101,13 @@ TIER2_PRESETS: dict[Tier2Preset, dict[str, tuple[float, ...]]] = {
     # best MRR@10 (drug_kb_dev_more 0.934 -> 0.961, the others equal); odd half 0.929 ->
     # 0.926 (a question already missed moves from rank 7 to 10), the others equal
     # (scripts/ranking_topic_variants.yaml, eval-results/2026-12-04-topic/).
+    # drug_entity w_sec 0.2: of 0.1, 0.2, 0.3, 0.5 on the even half the smallest with the
+    # best MRR@10 (drug_kb_dev_more 0.947 -> 0.974, the others equal), odd half equal
+    # (scripts/ranking_section_variants.yaml, eval-results/2026-12-04-section-weight/).
     Tier2Preset.TUNED: {
         "default": (0.0, 0.25, 0.15, 2.0, 0.5, 0.1),
         "regulatory": (0.15, 0.20, 0.35, 2.5, 0.25, 0.1),
-        "drug_entity": (0.175, 0.35, 0.10, 3.0, 0.25, 0.1),
+        "drug_entity": (0.175, 0.35, 0.20, 3.0, 0.25, 0.1),
         "chemical": (0.125, 0.40, 0.10, 3.0, 0.25, 0.1),
         "combination": (0.175, 0.35, 0.10, 2.5, 0.25, 0.1),
     },

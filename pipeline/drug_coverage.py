@@ -7,25 +7,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import accumulate
 
-from pipeline.schema import NodeWithScore, parse_drug_list
+from pipeline.schema import NodeWithScore
+from pipeline.scoring import primary_drug_names
 
 __all__ = ["cover_named_drugs"]
 
 
 def cover_named_drugs(ranked: list[NodeWithScore], named: Sequence[str]) -> list[NodeWithScore]:
     """``ranked`` (best first) with the best chunk of each of the ``named`` drugs (a
-    ``primary_drugs`` value) moved to the first places, in their own order, the rest after
-    in theirs (A-10): "gleevec vs tasigna" opens with one chunk of each. A moved chunk
-    keeps its similarity and the ones it passes take it where theirs is higher, so
-    similarities stay non-increasing (A-2). ``ranked`` itself (the same list) when fewer
-    than two named drugs have a chunk of their own, or their best chunks already lead."""
+    ``primary_drugs`` value or a part of a combination) moved to the first places, in
+    their own order, the rest after in theirs (A-10): "gleevec vs tasigna" opens with one
+    chunk of each. A moved chunk keeps its similarity and the ones it passes take it where
+    theirs is higher, so similarities stay non-increasing (A-2). ``ranked`` itself (the
+    same list) when fewer than two named drugs have a chunk of their own, or their best
+    chunks already lead."""
     wanted = {drug.lower() for drug in named}
     if len(wanted) < 2:
         return ranked
     leaders: list[int] = []
     covered: set[str] = set()
     for index, item in enumerate(ranked):
-        own = wanted & {d.lower() for d in parse_drug_list(item.node.metadata.get("primary_drugs"))}
+        own = wanted & primary_drug_names(item.node.metadata)
         if own - covered:
             leaders.append(index)
             covered |= own

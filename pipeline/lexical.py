@@ -28,6 +28,7 @@ import unicodedata
 import simplemma
 import snowballstemmer
 
+from pipeline.reversal import REVERSAL_WORDS, asks_for_reversal
 from pipeline.settings import LexicalSettings
 from pipeline.text import GREEK_LETTERS, GREEK_NAMES, query_terms, tokens
 from pipeline.vocabulary import Vocabulary
@@ -171,13 +172,16 @@ def lexical_query_text(
     query: str, vocabulary: Vocabulary | None = None, settings: LexicalSettings | None = None
 ) -> str:
     """The BM25 query text: the query plus its dictionary and synonym tokens, each once
-    (R-REQ-6). With a ``settings.word_form`` other than ``as_written`` (A-8) its words are
-    read in that form, as the indexed text's are, and each word whose form differs follows
-    once as written: an index in that form holds no such word (so it adds nothing there),
-    and a store written before the setting changed still meets ``dosing`` until it is
-    ingested again."""
+    (R-REQ-6); a question that asks what reverses a drug also carries ``REVERSAL_WORDS``
+    (A-11, ``settings.reversal_words``). With a ``settings.word_form`` other than
+    ``as_written`` (A-8) its words are read in that form, as the indexed text's are, and
+    each word whose form differs follows once as written: an index in that form holds no
+    such word (so it adds nothing there), and a store written before the setting changed
+    still meets ``dosing`` until it is ingested again."""
     settings = settings or LexicalSettings()
     extra = _dictionary_tokens(query, vocabulary, settings.synonyms)
+    if settings.reversal_words and asks_for_reversal(query):  # A-11
+        extra = list(dict.fromkeys([*extra, *REVERSAL_WORDS]))
     text = " ".join([query, *extra]) if extra else query
     form = settings.word_form
     if form == "as_written":

@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.drug_coverage import cover_named_drugs
-from pipeline.schema import NodeWithScore, QueryRetrievalIntent, parse_drug_list
+from pipeline.reversal import asks_for_reversal, reversal_entity_score
+from pipeline.schema import NodeWithScore, QueryRetrievalIntent
 from pipeline.scoring import (
     cross_drug_penalty,
     entity_match_score,
+    primary_drug_names,
     section_match_score,
     topic_match_score,
     topic_terms,
@@ -78,11 +80,7 @@ def protected_drugs(
     named = vocabulary.match_drug_entities(query)
     if terms is CrossDrugTerms.QUERY_DRUGS or not named:
         return named
-    present = {
-        drug.lower()
-        for item in nodes
-        for drug in parse_drug_list(item.node.metadata.get("primary_drugs"))
-    }
+    present = {drug for item in nodes for drug in primary_drug_names(item.node.metadata)}
     return [drug for drug in named if drug.lower() in present]
 
 
@@ -170,6 +168,9 @@ async def post_rrf_rerank(
     if policy == RerankPolicy.NONE or not text_nodes or cross_encoder is None:
         return _first_stage_order(text_nodes, image_nodes, first, ["rerank_t2_passthrough"])
     decision = "rerank_t2_general" if policy == RerankPolicy.GENERAL else "rerank_t2_domain"
+    # a reversal question's named drugs are not its answer
+    reversal = settings.reversal_agents and policy != RerankPolicy.GENERAL
+    reversal = reversal and asks_for_reversal(query)
     skipped = None
     try:
         raw = np.asarray(await cross_encoder(query, text_nodes), dtype=np.float32).reshape(-1)
@@ -198,7 +199,7 @@ async def post_rrf_rerank(
             for item, value, f in zip(text_nodes, ce, first, strict=True)
         ]
     else:
-        scored = _fuse(text_nodes, ce, first, query, intent, vocabulary, settings)
+        scored = _fuse(text_nodes, ce, first, query, intent, vocabulary, settings, reversal)
         if intent.workflow == "chemical" and chemical_scores is not None:
             try:
                 scored = await _chemical_rescore(scored, chemical_scores)
@@ -210,7 +211,9 @@ async def post_rrf_rerank(
     )
     ranked = [scored[i] for i in order]
     decisions = [decision] if skipped is None else [decision, skipped]
-    if settings.cover_named_drugs and policy != RerankPolicy.GENERAL:
+    if reversal:
+        decisions.append("rerank_reversal_agents")
+    elif settings.cover_named_drugs and policy != RerankPolicy.GENERAL:
         named = protected_drugs(ranked, query, (), vocabulary, CrossDrugTerms.QUERY_DRUGS_IN_POOL)
         covered = cover_named_drugs(ranked, named)
         if covered is not ranked:
@@ -328,8 +331,12 @@ def _fuse(
     intent: QueryRetrievalIntent,
     vocabulary: Vocabulary,
     settings: Tier2Settings,
+    reversal: bool = False,
 ) -> list[NodeWithScore]:
     weights = settings.weights_for(intent.workflow)
+    entity_score = reversal_entity_score if reversal else entity_match_score
+    # "overdose" in "antidote for paracetamol overdose" names the case, not a section
+    cues = () if reversal else intent.section_cues
     drugs = boost_terms_for_query(query, vocabulary, settings.related_drugs_limit)
     protected = protected_drugs(nodes, query, drugs, vocabulary, settings.cross_drug_terms)
     # The largest fused score this query can reach: entity and section terms count only
@@ -341,13 +348,13 @@ def _fuse(
         weights.w_ce
         + weights.w_first
         + (weights.w_entity if drugs else 0.0)
-        + (weights.w_sec if intent.section_cues else 0.0)
+        + (weights.w_sec if cues else 0.0)
         + (weights.w_topic if topics else 0.0)
     )
     fused = []
     for item, ce_value, first_value in zip(nodes, ce, first, strict=True):
-        entity = entity_match_score(item.node, drugs, settings.entity_window_chars)
-        section = section_match_score(item.node, intent.section_cues, settings.summary_window_chars)
+        entity = entity_score(item.node, drugs, settings.entity_window_chars)
+        section = section_match_score(item.node, cues, settings.summary_window_chars)
         topic = topic_match_score(item.node, topics) if entity >= 1.0 else 0.0
         xdrug = cross_drug_penalty(item.node, protected, settings.entity_window_chars)
         final = (

@@ -1,8 +1,9 @@
-"""Entity, section, topic and cross-drug scores (R-ENT-1, R-T2-5..8, A-7), and the
+"""Entity, section, topic and cross-drug scores (R-ENT-1, R-T2-5..8, A-7, A-11), and the
 sections recall sets aside unless cued (A-9). Pure functions."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,9 +15,11 @@ from pipeline.vocabulary import Vocabulary
 
 __all__ = [
     "PROFILE_WEIGHTS",
+    "combination_parts",
     "cross_drug_penalty",
     "entity_boost_score",
     "entity_match_score",
+    "primary_drug_names",
     "section_match_score",
     "set_aside_sections",
     "topic_match_score",
@@ -32,15 +35,34 @@ NAMING_TYPES = frozenset({"drug", "class", "gene"})
 PROFILE_WEIGHTS: dict[str, ProfileWeights] = dict(Tier2Settings().profile_weights)
 
 
+#: How the vocabulary writes a fixed combination: "nirmatrelvir and ritonavir",
+#: "dapagliflozin/metformin".
+_COMBINATION_SPLIT = re.compile(r",?\s+and\s+|\s*/\s*|,\s+")
+
+
+def combination_parts(name: str) -> frozenset[str]:
+    """The substances of one drug name, lower-cased: ``{"nirmatrelvir", "ritonavir"}``
+    for ``nirmatrelvir and ritonavir``; ``{name}`` for a single substance."""
+    return frozenset(part for part in _COMBINATION_SPLIT.split(name.lower()) if part)
+
+
+def primary_drug_names(metadata: Mapping[str, Any]) -> frozenset[str]:
+    """A node's ``primary_drugs`` (R-ING-3), lower-cased, with each fixed combination's
+    parts beside it: Paxlovid's ``nirmatrelvir and ritonavir`` is also ``nirmatrelvir``
+    and ``ritonavir``, so a question naming either drug matches the product."""
+    names = {drug.lower() for drug in parse_drug_list(metadata.get("primary_drugs"))}
+    return frozenset(names.union(*(combination_parts(name) for name in names)))
+
+
 def entity_boost_score(metadata: Mapping[str, Any], drugs: Sequence[str]) -> float:
-    """Entity boost (R-ENT-1): 1.0 when a ``primary_drugs`` value equals a query drug, 0.5
-    when a query drug appears in the path / file_name / document_name / source_uri blob,
-    else 0.0. Case-insensitive; blob hits follow the letter-boundary rule."""
+    """Entity boost (R-ENT-1): 1.0 when a ``primary_drugs`` value (or a part of a fixed
+    combination, :func:`primary_drug_names`) equals a query drug, 0.5 when a query drug
+    appears in the path / file_name / document_name / source_uri blob, else 0.0.
+    Case-insensitive; blob hits follow the letter-boundary rule."""
     if not drugs:
         return 0.0
     wanted = {drug.lower() for drug in drugs}
-    primary = {drug.lower() for drug in parse_drug_list(metadata.get("primary_drugs"))}
-    if primary & wanted:
+    if primary_drug_names(metadata) & wanted:
         return 1.0
     blob = path_blob(metadata)
     if any(contains_term(blob, drug) for drug in wanted):
@@ -94,7 +116,7 @@ def cross_drug_penalty(node: Node, drugs: Sequence[str], window: int = 512) -> f
     """
     if not drugs:
         return 0.0
-    primary = {drug.lower() for drug in parse_drug_list(node.metadata.get("primary_drugs"))}
+    primary = primary_drug_names(node.metadata)
     if not primary:
         return 0.0
     wanted = {drug.lower() for drug in drugs}

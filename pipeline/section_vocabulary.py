@@ -149,6 +149,8 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"undesirable effects?",
             r"toxicit(?:y|ies)",
             r"tolerability",
+            # lay: "will Erivedge make my hair fall out", "does it make you put on weight"
+            r"(?:make|makes|made|making) (?:me|you|my|your|him|her|them|people|patients)",
         ),
     ),
     SectionWords(

@@ -189,6 +189,11 @@ class Tier2Settings(_Frozen):
     #: order, before the rest; ``false`` orders by the fused score alone (the seed). No
     #: dev-set question moved (their multi-drug questions already led with both).
     cover_named_drugs: bool = True
+    #: A-11: a question that asks what reverses a drug ("antidote for dabigatran") scores
+    #: entity 1.0 for other products' chunks that name the drug (Praxbind) and 0.5 for the
+    #: drug's own, scores no section part ("overdose" names the case) and skips A-10
+    #: (``pipeline.reversal``); ``false``: R-T2-5..6 as for any question (the seed).
+    reversal_agents: bool = True
     max_candidates: int = Field(128, ge=1, description="cap on pairs sent to the cross-encoder")
 
     @model_validator(mode="before")

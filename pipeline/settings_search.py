@@ -167,6 +167,10 @@ class LexicalSettings(_Frozen):
     minimum_should_match: float = Field(0.0, ge=0.0, le=1.0)
     synonyms: bool = True
     word_form: Literal["as_written", "lemma", "snowball"] = "lemma"
+    #: A-11: a question that asks what reverses a drug ("antidote for dabigatran") also
+    #: looks for "antidote", "reversal" and "reverse" (``pipeline.reversal``); ``false``:
+    #: the query's own words only (the seed).
+    reversal_words: bool = True
 
 
 class RrfSettings(_Frozen):

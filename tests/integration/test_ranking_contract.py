@@ -15,7 +15,9 @@ from tests.support.slices import DEFAULT_PRODUCTS, ingest_slice
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-PRODUCTS = (*DEFAULT_PRODUCTS, "imbruvica", "keytruda", "zejula", "tarceva")
+PRODUCTS = (
+    *DEFAULT_PRODUCTS, "imbruvica", "keytruda", "zejula", "tarceva", "pradaxa", "praxbind"
+)
 
 #: 50 varied questions: drug names, brands, sections, lay phrasing, classes, a SMILES,
 #: off-topic words, a gene, misspellings.
@@ -146,3 +148,18 @@ async def test_a9_local_representatives_only_when_asked_for(client):
     )
     assert "contacts" in sections(asked)
     assert any("Tel" in chunk["content"] for chunk in asked["chunks"][:3])
+
+
+async def test_a11_a_reversal_question_opens_with_the_reversal_agent(client):
+    # Praxbind's leaflet names dabigatran (Pradaxa), whose own leaflet answers a plain
+    # question first; asked what reverses it, the reversal agent comes first
+    def first_document(response: dict[str, Any]) -> str:
+        return response["chunks"][0]["document_id"]
+
+    plain = await search(client, query="Pradaxa before emergency surgery", page_size=5)
+    assert "pradaxa" in first_document(plain)
+    for query in ("how to reverse Pradaxa before emergency surgery", "antidote for Pradaxa"):
+        asked = await search(client, query=query, page_size=5)
+        assert "praxbind" in first_document(asked), (query, asked["chunks"][0]["chunk_id"])
+        decisions = [d for stage in asked["trace"] for d in stage["decisions"]]
+        assert "rerank_reversal_agents" in decisions

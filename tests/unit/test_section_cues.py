@@ -54,6 +54,8 @@ pytestmark = pytest.mark.unit
         ("how does Lynparza work", "clinical_pharmacology"),
         ("how is Darzalex given", "dosage_and_administration"),
         ("how is Keytruda administered", "dosage_and_administration"),
+        ("will Erivedge make my hair fall out", "adverse_reactions"),
+        ("does Abilify Maintena make you put on weight", "adverse_reactions"),
         # the only questions that recall the list of local representatives
         ("Tasigna local representative in Belgium", "contacts"),
         ("phone number for Novartis about Tasigna", "contacts"),

@@ -1,0 +1,57 @@
+"""Questions that ask what reverses a drug (A-11): "antidote for dabigatran", "reversal of
+rocuronium neuromuscular blockade". The drug they name is not what they ask for: the
+answer is another product whose text names that drug (Praxbind for dabigatran, Bridion
+for rocuronium). Pure functions over Tier-2's window.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pipeline.schema import Node, parse_drug_list
+from pipeline.scoring import combination_parts, primary_drug_names
+from pipeline.text import contains_term, path_blob
+
+__all__ = ["REVERSAL_CUE", "REVERSAL_WORDS", "asks_for_reversal", "reversal_entity_score"]
+
+#: Words of a question that asks for a reversal agent or antidote. "reverse
+#: transcriptase" (an enzyme) and "reversible" (an inhibitor's kind) are not cues, nor is
+#: "counteract" (NFCorpus: "spices that counteract the effects of a high-fat meal").
+REVERSAL_CUE = re.compile(
+    r"\b(?:revers(?:e|es|ed|ing|al)(?!\s+transcriptase)|antidotes?|"
+    r"undo(?:es|ing)? the effects?)\b",
+    re.IGNORECASE,
+)
+
+
+#: The words leaflets and labels say it with, added to a reversal question's BM25 query
+#: (``lexical.reversal_words``): Praxbind is "a reversal agent", Cyanokit "an antidote",
+#: Ondexxya "reverses the effects".
+REVERSAL_WORDS: tuple[str, ...] = ("antidote", "reversal", "reverse")
+
+
+def asks_for_reversal(query: str) -> bool:
+    """True when ``query`` asks what reverses a drug or is its antidote (A-11)."""
+    return bool(REVERSAL_CUE.search(query))
+
+
+def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -> float:
+    """Tier-2 entity score of a reversal question (A-11, in place of R-T2-5): 0.5 for a
+    chunk of a product whose substances are all named drugs (on the subject, not the
+    answer: R-ENT-1's score of a name in the path); 1.0 for any other chunk that names
+    one of ``drugs`` (the drugs to reverse) in ``text[:window]``, its path blob or its
+    ``primary_drugs`` (Ondexxya, whose leaflet's first lines name apixaban beside
+    andexanet alfa); else 0.0."""
+    if not drugs:
+        return 0.0
+    wanted = {drug.lower() for drug in drugs}
+    listed = [drug.lower() for drug in parse_drug_list(node.metadata.get("primary_drugs"))]
+    if listed and all(name in wanted or combination_parts(name) <= wanted for name in listed):
+        return 0.5
+    if primary_drug_names(node.metadata) & wanted:
+        return 1.0
+    head = node.text[:window].lower()
+    blob = path_blob(node.metadata)
+    named = any(contains_term(head, drug) or contains_term(blob, drug) for drug in wanted)
+    return 1.0 if named else 0.0

@@ -105,6 +105,14 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"(?:overdos\w*|too much|more than (?:i|you) should)",
             r"stop (?:taking|using)",
             r"dose (?:reduction|modification|adjustment)s?",
+            # lay: "my child accidentally swallowed some of my Valdoxan tablets"
+            r"(?:swallowed|took|taken) (?:some|too many|extra|an extra|several)",
+            # clinicians' shorthand: "initiation regimen day 1 / day 8", "wk 0, wk 4 then q8w"
+            r"regimens?",
+            r"initiation",
+            r"titrat\w*",
+            r"q\d+\s?(?:h|d|w|wk|wks)",
+            r"every \d+ (?:hours|days|weeks|months)",
         ),
     ),
     SectionWords(
@@ -138,6 +146,10 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"(?:do|did) not (?:take|use)",
             r"is (?:it|" + _NAME + r") safe",
             r"safe (?:to take|to use|in|during|for)",
+            # "can I get my vaccinations while using Cibinqo": leaflets say it before use
+            r"vaccinations?",
+            r"(?:get|have|receive|getting|having) (?:a |my |the |any )?(?:live )?vaccines?",
+            r"live vaccines?",
         ),
     ),
     SectionWords(

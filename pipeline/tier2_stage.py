@@ -68,6 +68,18 @@ _STRUCTURE_FILLER = frozenset(
         "close",
         "closest",
         "nearest",
+        # "which drug has the structure <SMILES>", "what is this compound <SMILES>"
+        "which",
+        "what",
+        "is",
+        "this",
+        "has",
+        "have",
+        "drug",
+        "drugs",
+        "medicine",
+        "identify",
+        "name",
     ]
 )
 _WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)

@@ -46,8 +46,9 @@ _SENTENCE_END_RE = re.compile(r"[.!?;\n]")
 
 #: Version of the rules that turn automaton hits into matches; part of the vocabulary's
 #: fingerprint, so documents matched under other rules are ingested again (2: a curated
-#: drug no longer beats a longer drug name at its start, "trastuzumab deruxtecan").
-MATCH_RULES_VERSION = 2
+#: drug no longer beats a longer drug name at its start, "trastuzumab deruxtecan"; 3: a
+#: name ending in a letter is not matched before a hyphen and a number, "anti-IL-5").
+MATCH_RULES_VERSION = 3
 
 #: One automaton hit: source span, entity indexes (best first), curated, key length.
 AutomatonHit = tuple[int, int, tuple[int, ...], bool, int]
@@ -141,12 +142,20 @@ def automaton_hits(
             continue
         if key[start].isdigit() and _is_latin_letter(text, source_start - 1):
             continue
+        # a hyphen and a number continue a name that ends in a letter: ``anti-IL`` (a
+        # class) is not in ``anti-IL-5``, nor ``PD`` in ``PD-1``
+        if key[end - 1].isalpha() and _hyphen_number(text, source_end):
+            continue
         surface = text[source_start:source_end]
         if surface in _SURFACE_STOPS:
             continue
         if guarded and not _mixed_case_sentence(text, source_start, source_end):
             continue
         yield source_start, source_end, indexes, curated, length
+
+
+def _hyphen_number(text: str, index: int) -> bool:
+    return index + 1 < len(text) and text[index] in "-‐‑" and text[index + 1].isdigit()
 
 
 def with_salt_words(text: str, matches: list[EntityMatch]) -> list[EntityMatch]:

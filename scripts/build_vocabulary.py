@@ -41,7 +41,9 @@ are typed ``other``, plural class descriptors (``tumor necrosis factor inhibitor
 Also written: ``known_words.txt.gz`` (words of six letters or more that are not typos of
 drug names: English words with zipf >= 2.0 and the words of the stored leaflets, minus
 vocabulary names) for the typo look-up, and ``drug_classes.json`` (drug classes and their
-members read from the leaflets' own sentences, ``scripts/drug_classes.py``).
+members read from the leaflets' own sentences, ``scripts/drug_classes.py``); classes the
+leaflets do not list members of are curated (``CURATED_CLASSES``: GLP-1 receptor
+agonists, statins, SSRIs, ...).
 
 Usage: ``python scripts/build_vocabulary.py [--data ../shared/data] [--out PATH]``.
 """
@@ -157,6 +159,72 @@ EXTRA_ENTITIES: dict[str, dict] = {
                     "blood pressure tablets", "blood pressure pills"],
     },
 }
+
+# Classes users name whose members the leaflets do not list (they say "Ozempic contains
+# semaglutide", never "a GLP-1 receptor agonist"), in the shape of the leaflet classes
+# (``read_drug_classes``): names and members (vocabulary canonicals, best known first).
+# Public facts of the members' FDA / EMA labels; merged like the leaflets' classes.
+CURATED_CLASSES: list[dict] = [
+    {
+        "c": "GLP-1 receptor agonists",
+        "names": ["GLP-1 receptor agonist", "GLP-1 receptor agonists", "GLP-1 agonist",
+                  "GLP-1 agonists", "GLP-1 RA", "GLP-1 RAs", "GLP-1 analogue",
+                  "GLP-1 analogues", "GLP-1 analog", "GLP-1 analogs", "GLP-1"],
+        "members": ["semaglutide", "dulaglutide", "liraglutide", "tirzepatide", "exenatide",
+                    "lixisenatide"],
+    },
+    {
+        "c": "statins",
+        "names": ["statin", "statins"],
+        "members": ["atorvastatin", "rosuvastatin", "simvastatin", "pravastatin",
+                    "fluvastatin", "pitavastatin"],
+    },
+    {
+        "c": "selective serotonin reuptake inhibitors",
+        "names": ["SSRI", "SSRIs", "selective serotonin reuptake inhibitor",
+                  "selective serotonin reuptake inhibitors"],
+        "members": ["sertraline", "escitalopram", "fluoxetine", "paroxetine", "citalopram",
+                    "fluvoxamine"],
+    },
+    {
+        "c": "proton pump inhibitors",
+        "names": ["proton pump inhibitor", "proton pump inhibitors", "PPI", "PPIs"],
+        "members": ["omeprazole", "esomeprazole", "pantoprazole", "lansoprazole",
+                    "rabeprazole"],
+    },
+    {
+        "c": "angiotensin-converting enzyme inhibitors",
+        "names": ["ACE inhibitor", "ACE inhibitors", "angiotensin-converting enzyme inhibitors"],
+        "members": ["ramipril", "lisinopril", "enalapril", "perindopril", "captopril"],
+    },
+    {
+        "c": "anticoagulants",
+        "names": ["anticoagulants", "DOAC", "DOACs", "NOAC", "NOACs", "direct oral anticoagulant",
+                  "direct oral anticoagulants"],
+        "members": ["apixaban", "rivaroxaban", "edoxaban", "dabigatran"],
+    },
+    {
+        "c": "PCSK9 inhibitors",
+        "names": ["PCSK9 inhibitor", "PCSK9 inhibitors"],
+        "members": ["evolocumab", "alirocumab", "inclisiran"],
+    },
+    {
+        # HGNC lists "CGRP" as an alias of S100A12; in a question it is the migraine target
+        "c": "CGRP antagonists",
+        "names": ["CGRP", "CGRP antibody", "CGRP antibodies", "CGRP monoclonal antibody",
+                  "CGRP monoclonal antibodies", "CGRP inhibitor", "CGRP inhibitors",
+                  "CGRP antagonist", "CGRP antagonists", "anti-CGRP", "gepant", "gepants"],
+        "members": ["erenumab", "fremanezumab", "galcanezumab", "eptinezumab", "rimegepant",
+                    "atogepant"],
+    },
+    {
+        "c": "immune checkpoint inhibitors",
+        "names": ["checkpoint inhibitor", "checkpoint inhibitors", "immune checkpoint inhibitor",
+                  "immune checkpoint inhibitors"],
+        "members": ["pembrolizumab", "nivolumab", "atezolizumab", "durvalumab", "ipilimumab",
+                    "cemiplimab"],
+    },
+]  # fmt: skip
 
 # Names that are drugs in the table but common words in questions and leaflets, or
 # excipients listed in nearly every leaflet; never matched as entities.
@@ -880,7 +948,7 @@ def build(data: Path, out: Path) -> dict:
         data, _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])
     )
     CLASSES_OUT.write_text(json.dumps(classes, indent=1, ensure_ascii=False) + "\n")
-    merge_classes(rows, classes)
+    merge_classes(rows, [*classes, *CURATED_CLASSES])
     unmatched = sorted({row["c"] for row in rows if row.pop("x", False)})
     header = {
         "format": "biomed-vocabulary",

@@ -56,6 +56,12 @@ pytestmark = pytest.mark.unit
         ("how is Keytruda administered", "dosage_and_administration"),
         ("will Erivedge make my hair fall out", "adverse_reactions"),
         ("does Abilify Maintena make you put on weight", "adverse_reactions"),
+        ("my child accidentally swallowed some of my Valdoxan tablets",
+         "dosage_and_administration"),
+        ("Xeplion initiation regimen day 1 / day 8", "dosage_and_administration"),
+        ("Tremfya 100 mg SC wk 0, wk 4 then q8w", "dosage_and_administration"),
+        ("can I get my vaccinations while using Cibinqo", "warnings"),
+        ("having a live vaccine on Rinvoq", "warnings"),
         # the only questions that recall the list of local representatives
         ("Tasigna local representative in Belgium", "contacts"),
         ("phone number for Novartis about Tasigna", "contacts"),

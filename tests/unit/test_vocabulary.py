@@ -70,6 +70,19 @@ def test_r_voc_1_pd_1_keeps_its_hyphen(vocabulary):
     assert [m.surface for m in matches if m.entity.canonical == "PD-1"] == ["PD-1"]
 
 
+@pytest.mark.parametrize(
+    ("text", "absent", "present"),
+    [
+        # the class "anti-IL" (interleukin inhibitors) is not in "anti-IL-5"
+        ("anti-IL-5 biologic for severe eosinophilic asthma", "interleukin inhibitors", "IL5"),
+        ("anti-IL-17A antibody", "interleukin inhibitors", "IL17A"),
+    ],
+)
+def test_r_voc_1_a_hyphen_and_a_number_continue_a_name(vocabulary, text, absent, present):
+    found = canonicals(vocabulary, text)
+    assert absent not in found and present in found
+
+
 def test_r_voc_1_ethanol_found_once_not_inside_methanol(vocabulary):
     found = [m for m in vocabulary.find("ethanol and methanol") if m.entity.canonical == "ethanol"]
     assert len(found) == 1

@@ -14,6 +14,7 @@ from pipeline.drug_coverage import cover_named_drugs
 from pipeline.reversal import asks_for_reversal, reversal_entity_score
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent
 from pipeline.scoring import (
+    boost_terms_for_query,
     cross_drug_penalty,
     entity_match_score,
     primary_drug_names,
@@ -50,18 +51,6 @@ __all__ = [
 
 CrossEncoderScores = Callable[[str, Sequence[NodeWithScore]], Awaitable[np.ndarray]]
 """``(query, nodes) -> (n,)`` raw cross-encoder scores, in order."""
-
-
-def boost_terms_for_query(query: str, vocabulary: Vocabulary, related_limit: int = 6) -> list[str]:
-    """Tier-2 boost terms (R-T2-5): the query's drugs; else ``related_drugs[:6]`` of each
-    matched entity, de-duplicated in order."""
-    drugs = vocabulary.match_drug_entities(query)
-    if drugs:
-        return drugs
-    related: list[str] = []
-    for entity in vocabulary.match_entities(query):
-        related.extend(entity.related_drugs[:related_limit])
-    return list(dict.fromkeys(related))
 
 
 def protected_drugs(
@@ -337,7 +326,9 @@ def _fuse(
     entity_score = reversal_entity_score if reversal else entity_match_score
     # A-11: "overdose" in "antidote for paracetamol overdose" names the case, not a section
     cues = () if reversal else intent.section_cues
-    drugs = boost_terms_for_query(query, vocabulary, settings.related_drugs_limit)
+    drugs = boost_terms_for_query(
+        query, vocabulary, settings.related_drugs_limit, settings.related_drug_types
+    )
     protected = protected_drugs(nodes, query, drugs, vocabulary, settings.cross_drug_terms)
     # The largest fused score this query can reach: entity and section terms count only
     # when the query has drugs / section cues to match (A-2).

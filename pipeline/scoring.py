@@ -9,12 +9,14 @@ from typing import Any
 
 from pipeline.hybrid import sparse_score
 from pipeline.schema import Node, NodeWithScore, parse_drug_list
+from pipeline.section_vocabulary import within_pattern
 from pipeline.settings import ProfileWeights, Tier2Settings
 from pipeline.text import contains_term, path_blob, query_terms, tokens
 from pipeline.vocabulary import Vocabulary
 
 __all__ = [
     "PROFILE_WEIGHTS",
+    "boost_terms_for_query",
     "combination_parts",
     "cross_drug_penalty",
     "entity_boost_score",
@@ -88,7 +90,9 @@ def entity_match_score(node: Node, drugs: Sequence[str], window: int = 512) -> f
 def section_match_score(node: Node, cues: Sequence[str], summary_window: int = 200) -> float:
     """Fraction of ``cues`` found in the blob of ``biomed_section`` / path /
     ``content_summary[:summary_window]`` (R-T2-6). A cue matches as written
-    (``indications_and_usage``) or with underscores as spaces. No cues: 0.0."""
+    (``indications_and_usage``) or with underscores as spaces, or by a sub-heading of its
+    section in the node's text (``SectionWords.within``: "Other medicines and Tasigna" in
+    a leaflet's section 2 answers ``drug_interactions``). No cues: 0.0."""
     if not cues:
         return 0.0
     metadata = node.metadata
@@ -101,9 +105,36 @@ def section_match_score(node: Node, cues: Sequence[str], summary_window: int = 2
     ).lower()
     spaced_blob = blob.replace("_", " ")
     hits = sum(
-        1 for cue in cues if cue.lower() in blob or cue.lower().replace("_", " ") in spaced_blob
+        1
+        for cue in cues
+        if cue.lower() in blob
+        or cue.lower().replace("_", " ") in spaced_blob
+        or _within(cue, node.text)
     )
     return hits / len(cues)
+
+
+def _within(cue: str, text: str) -> bool:
+    pattern = within_pattern(cue)
+    return pattern is not None and pattern.search(text) is not None
+
+
+def boost_terms_for_query(
+    query: str,
+    vocabulary: Vocabulary,
+    related_limit: int = 6,
+    related_types: Sequence[str] | None = None,
+) -> list[str]:
+    """Tier-2 boost terms (R-T2-5): the query's drugs; else ``related_drugs[:6]`` of each
+    matched entity (of ``related_types``, None: any), de-duplicated in order."""
+    drugs = vocabulary.match_drug_entities(query)
+    if drugs:
+        return drugs
+    related: list[str] = []
+    for entity in vocabulary.match_entities(query):
+        if related_types is None or entity.semantic_type in related_types:
+            related.extend(entity.related_drugs[:related_limit])
+    return list(dict.fromkeys(related))
 
 
 def cross_drug_penalty(node: Node, drugs: Sequence[str], window: int = 512) -> float:

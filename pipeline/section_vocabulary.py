@@ -29,6 +29,7 @@ __all__ = [
     "SectionWords",
     "heading_section",
     "query_section_cues",
+    "within_pattern",
 ]
 
 #: A word that names a medicine in a question ("what is Tarceva for").
@@ -42,6 +43,9 @@ class SectionWords:
     section: str
     headings: tuple[str, ...] = ()
     cues: tuple[str, ...] = ()
+    #: sub-headings that carry this section's text inside another section: an EMA
+    #: leaflet's "Other medicines and Tasigna" sits in its section 2 (``warnings``)
+    within: tuple[str, ...] = ()
 
     @cached_property
     def heading_pattern(self) -> re.Pattern[str] | None:
@@ -52,6 +56,11 @@ class SectionWords:
     def cue_pattern(self) -> re.Pattern[str] | None:
         """``cues`` as one word-bounded, case-insensitive alternation; None when empty."""
         return _alternation(self.cues)
+
+    @cached_property
+    def within_pattern(self) -> re.Pattern[str] | None:
+        """``within`` as one word-bounded, case-insensitive alternation; None when empty."""
+        return _alternation(self.within)
 
 
 def _alternation(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
@@ -169,6 +178,7 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
         "drug_interactions",
         headings=(r"interactions?",),
         cues=(r"interact(?:s|ions?|ing)?", r"other medicines"),
+        within=(r"other medicines and", r"with food(?:,| and)? (?:drink|alcohol)"),
     ),
     SectionWords(
         "storage",
@@ -276,6 +286,12 @@ SEED_CUE_SECTIONS: dict[str, str] = {
     "dosage": "dosage_and_administration",
     "indications_and_usage": "indications_and_usage",
 }
+
+
+def within_pattern(section: str) -> re.Pattern[str] | None:
+    """The sub-heading pattern of ``section`` (``SectionWords.within``), or None."""
+    row = next((row for row in SECTION_TABLE if row.section == section), None)
+    return row.within_pattern if row is not None else None
 
 
 def heading_section(heading: str) -> str | None:

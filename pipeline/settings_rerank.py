@@ -183,6 +183,9 @@ class Tier2Settings(_Frozen):
     entity_window_chars: int = Field(512, ge=1)
     summary_window_chars: int = Field(200, ge=1)
     related_drugs_limit: int = Field(6, ge=0)
+    #: entity types whose related drugs are boost terms of a question that names no drug
+    #: (R-T2-5); None: every type (the seed)
+    related_drug_types: tuple[str, ...] | None = None
     cross_drug_terms: CrossDrugTerms = CrossDrugTerms.QUERY_DRUGS_IN_POOL
     #: A-10: a question that names two or more drugs with their own chunks in the window
     #: ("gleevec vs tasigna") gets each one's best chunk in its first places, in fused

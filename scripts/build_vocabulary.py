@@ -912,6 +912,33 @@ def _drugs_in(vocabulary: Vocabulary, text: str) -> list[str]:
     )
 
 
+#: Stems of antibody names (INN): the first word of an antibody-drug conjugate's name is
+#: what users write ("sacituzumab", "enfortumab"), the payload word they leave out.
+ANTIBODY_STEM = re.compile(r"(?:mab|mab[a-z])$")
+
+
+def first_word_aliases(rows: list[dict], brands: set[str]) -> int:
+    """A two-word antibody drug (``sacituzumab govitecan``, ``enfortumab vedotin``) gets its
+    first word as an alias when no other name is that word and it is the one drug starting
+    with it, or the one of them with a product (``brands``: Trodelvy, not the unapproved
+    sacituzumab tirumotecan): "sacituzumab" then matches Trodelvy's drug, and a typo of
+    it can be read as it. Returns the number of aliases added."""
+    taken = {match_key(name) for row in rows for name in (row["c"], *row["a"])}
+    starts: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        words = row["c"].split()
+        if row["t"] == "drug" and len(words) == 2 and ANTIBODY_STEM.search(words[0]):
+            starts[words[0].lower()].append(row)
+    added = 0
+    for word, owners in starts.items():
+        if len(owners) > 1:
+            owners = [row for row in owners if any(a.lower() in brands for a in row["a"])]
+        if len(owners) == 1 and match_key(word) not in taken:
+            owners[0]["a"].append(word)
+            added += 1
+    return added
+
+
 def merge_classes(rows: list[dict], classes: list[dict]) -> int:
     """Class rows get their members as related drugs: an existing class row (MeSH) whose
     names share a key with the leaflet class, else a new ``class`` row. Returns the
@@ -949,6 +976,7 @@ def build(data: Path, out: Path) -> dict:
     )
     CLASSES_OUT.write_text(json.dumps(classes, indent=1, ensure_ascii=False) + "\n")
     merge_classes(rows, [*classes, *CURATED_CLASSES])
+    antibody_aliases = first_word_aliases(rows, brands)
     unmatched = sorted({row["c"] for row in rows if row.pop("x", False)})
     header = {
         "format": "biomed-vocabulary",
@@ -984,6 +1012,7 @@ def build(data: Path, out: Path) -> dict:
         "removed_by_filter": dict(sorted(FILTERED.items())),
         "names_not_matched": len(unmatched),
         "drug_classes_with_members": len(classes),
+        "antibody_first_word_aliases": antibody_aliases,
     }
 
 

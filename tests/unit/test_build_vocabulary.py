@@ -177,3 +177,32 @@ def test_a6_fda_suffixed_biologics_merge_into_their_inn(build):
     assert set(drugs) == {"trastuzumab deruxtecan", "epoetin", "epoetin-beta", "ad5-ncov"}
     assert drugs["trastuzumab deruxtecan"]["a"] == ["fam-trastuzumab deruxtecan-nxki", "Enhertu"]
     assert evidence["trastuzumab deruxtecan"] is True
+
+
+def test_an_antibody_conjugate_is_named_by_its_first_word(build):
+    rows = [
+        {"c": "sacituzumab govitecan", "t": "drug", "a": ["trodelvy"]},
+        {"c": "sacituzumab tirumotecan", "t": "drug", "a": []},
+        {"c": "enfortumab vedotin", "t": "drug", "a": ["padcev"]},
+        {"c": "trastuzumab", "t": "drug", "a": []},
+        {"c": "trastuzumab deruxtecan", "t": "drug", "a": ["enhertu"]},
+        {"c": "insulin glargine", "t": "drug", "a": []},
+    ]
+    assert build.first_word_aliases(rows, brands={"trodelvy", "padcev", "enhertu"}) == 2
+    aliases = {row["c"]: row["a"] for row in rows}
+    assert "sacituzumab" in aliases["sacituzumab govitecan"]  # the one with a product
+    assert "sacituzumab" not in aliases["sacituzumab tirumotecan"]
+    assert "enfortumab" in aliases["enfortumab vedotin"]
+    assert "trastuzumab" not in aliases["trastuzumab deruxtecan"]  # a drug of its own
+    assert aliases["insulin glargine"] == []  # not an antibody name
+
+
+def test_the_shipped_vocabulary_reads_an_antibody_conjugate_by_its_first_word():
+    vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
+    assert vocabulary.match_drug_entities("sacituzumab in breast cancer") == [
+        "sacituzumab govitecan"
+    ]
+    misspelt = vocabulary.find("sacituzumb govitecan")
+    assert [(m.entity.canonical, m.correction) for m in misspelt] == [
+        ("sacituzumab govitecan", "sacituzumab")
+    ]

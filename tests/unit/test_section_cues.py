@@ -151,3 +151,19 @@ def test_a5_cue_equals_the_stored_section_value_for_the_section_score():
 )
 def test_a5_ingest_headings_use_the_same_section_words(heading, section):
     assert canonical_section(heading) == section
+
+
+def test_an_interactions_sub_heading_inside_section_2_answers_the_interactions_cue():
+    # EMA leaflets have no interactions section: "Other medicines and Tasigna" and
+    # "Tasigna with food and drink" are sub-headings of section 2 (warnings)
+    cues = detect_retrieval_intent("Tasigna food interaction").section_cues
+    assert cues == ("drug_interactions",)
+    meta = {"biomed_section": "warnings"}
+    food = Node(node_id="a", text="Tasigna with food and drink Do not take Tasigna with food.",
+                metadata=meta)
+    medicines = Node(node_id="b", text="Other medicines and Tasigna Tell your doctor.",
+                     metadata=meta)
+    driving = Node(node_id="c", text="Driving and using machines Be careful.", metadata=meta)
+    assert section_match_score(food, cues) == 1.0
+    assert section_match_score(medicines, cues) == 1.0
+    assert section_match_score(driving, cues) == 0.0

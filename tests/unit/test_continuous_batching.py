@@ -28,11 +28,25 @@ class SlowModel:
 
 
 async def test_requests_arriving_during_a_forward_pass_share_the_next_batch():
-    model = SlowModel(seconds=0.05)
-    batcher = ContinuousBatcher(model.run, max_batch_size=32, batch_wait_timeout_s=0.001)
+    model = SlowModel(seconds=0.0)
+    running = asyncio.Event()
+    release = asyncio.Event()
+
+    async def gated(requests: list[int]) -> list[int]:
+        # the first forward pass holds until the test has sent the others: no timing
+        if not model.batches:
+            running.set()
+            model.batches.append(list(requests))
+            await release.wait()
+            return [r * 10 for r in requests]
+        return await model.run(requests)
+
+    batcher = ContinuousBatcher(gated, max_batch_size=32, batch_wait_timeout_s=0.001)
     first = asyncio.ensure_future(batcher.submit(0))
-    await asyncio.sleep(0.01)  # the first batch (one item) is running now
+    await running.wait()  # the first batch (one item) is running now
     rest = [asyncio.ensure_future(batcher.submit(i)) for i in range(1, 21)]
+    await asyncio.sleep(0)  # let the 20 callers queue
+    release.set()
     results = await asyncio.gather(first, *rest)
     assert results == [i * 10 for i in range(21)]
     # @serve.batch (Ray 2.60) would cut these 20 into many small batches waiting in line

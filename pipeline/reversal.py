@@ -40,9 +40,9 @@ def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -
     """Tier-2 entity score of a reversal question (A-11, in place of R-T2-5): 0.5 for a
     chunk of a product whose substances are all named drugs (on the subject, not the
     answer: R-ENT-1's score of a name in the path); 1.0 for any other chunk that names
-    one of ``drugs`` (the drugs to reverse) in ``text[:window]``, its path blob or its
-    ``primary_drugs`` (Ondexxya, whose leaflet's first lines name apixaban beside
-    andexanet alfa); else 0.0."""
+    one of ``drugs`` (the drugs to reverse) in ``text[:window]`` (``window`` in
+    characters), its path blob or its ``primary_drugs`` (Ondexxya, whose leaflet's first
+    lines name apixaban beside andexanet alfa); else 0.0."""
     if not drugs:
         return 0.0
     wanted = {drug.lower() for drug in drugs}

@@ -10,8 +10,7 @@ import re
 from collections.abc import Sequence
 
 from pipeline.schema import Node, parse_drug_list
-from pipeline.scoring import combination_parts, primary_drug_names
-from pipeline.text import contains_term, path_blob
+from pipeline.scoring import combination_parts, entity_match_score
 
 __all__ = ["REVERSAL_CUE", "REVERSAL_WORDS", "asks_for_reversal", "reversal_entity_score"]
 
@@ -39,19 +38,15 @@ def asks_for_reversal(query: str) -> bool:
 def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -> float:
     """Tier-2 entity score of a reversal question (A-11, in place of R-T2-5): 0.5 for a
     chunk of a product whose substances are all named drugs (on the subject, not the
-    answer: R-ENT-1's score of a name in the path); 1.0 for any other chunk that names
-    one of ``drugs`` (the drugs to reverse) in ``text[:window]`` (``window`` in
-    characters), its path blob or its ``primary_drugs`` (Ondexxya, whose leaflet's first
-    lines name apixaban beside andexanet alfa); else 0.0."""
+    answer: R-ENT-1's score of a name in the path); 1.0 for any other chunk that R-T2-5
+    scores above 0, i.e. that names one of ``drugs`` (the drugs to reverse) in
+    ``text[:window]`` (``window`` in characters), its path blob or its ``primary_drugs``
+    (Ondexxya, whose leaflet's first lines name apixaban beside andexanet alfa); else
+    0.0."""
     if not drugs:
         return 0.0
     wanted = {drug.lower() for drug in drugs}
     listed = [drug.lower() for drug in parse_drug_list(node.metadata.get("primary_drugs"))]
     if listed and all(name in wanted or combination_parts(name) <= wanted for name in listed):
         return 0.5
-    if primary_drug_names(node.metadata) & wanted:
-        return 1.0
-    head = node.text[:window].lower()
-    blob = path_blob(node.metadata)
-    named = any(contains_term(head, drug) or contains_term(blob, drug) for drug in wanted)
-    return 1.0 if named else 0.0
+    return 1.0 if entity_match_score(node, drugs, window) > 0 else 0.0

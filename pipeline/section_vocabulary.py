@@ -288,9 +288,12 @@ SEED_CUE_SECTIONS: dict[str, str] = {
 }
 
 
+_ROWS: dict[str, SectionWords] = {row.section: row for row in SECTION_TABLE}
+
+
 def within_pattern(section: str) -> re.Pattern[str] | None:
     """The sub-heading pattern of ``section`` (``SectionWords.within``), or None."""
-    row = next((row for row in SECTION_TABLE if row.section == section), None)
+    row = _ROWS.get(section)
     return row.within_pattern if row is not None else None
 
 

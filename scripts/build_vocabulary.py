@@ -914,7 +914,7 @@ def _drugs_in(vocabulary: Vocabulary, text: str) -> list[str]:
 
 #: Stems of antibody names (INN): the first word of an antibody-drug conjugate's name is
 #: what users write ("sacituzumab", "enfortumab"), the payload word they leave out.
-ANTIBODY_STEM = re.compile(r"(?:mab|mab[a-z])$")
+ANTIBODY_STEM = re.compile(r"mab$")
 
 
 def first_word_aliases(rows: list[dict], brands: set[str]) -> int:

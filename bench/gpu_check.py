@@ -132,7 +132,7 @@ def _bert_folder(folder: Path, size: Size, seed: int, layers: int | None = None,
     torch.manual_seed(seed)
     vocab_file = folder / "vocab.txt"
     vocab_file.write_text("\n".join(_vocabulary(size.vocab)) + "\n", encoding="utf-8")
-    tokenizer = BertTokenizer(vocab_file=str(vocab_file), model_max_length=512)
+    tokenizer = BertTokenizer(vocab=str(vocab_file), model_max_length=512)
     config = BertConfig(vocab_size=len(tokenizer), hidden_size=size.hidden,
                         num_hidden_layers=layers or size.layers, num_attention_heads=size.heads,
                         intermediate_size=4 * size.hidden, max_position_embeddings=512,

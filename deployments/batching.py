@@ -1,17 +1,17 @@
 """Batch bookkeeping shared by the model deployments: the request types that
 ``@serve.batch`` collects, the plain functions that run one batch (tests call them without
-Ray), and a batch-size histogram exposed as a metric."""
+Ray), and a batch-size histogram exposed as a metric. No Ray import: the replicas hand
+``BatchStats`` their metric (``deployments.metrics.observe_batch``), so a ray-free
+benchmark runs the same batch code (``bench/gpu_batching.py``)."""
 
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from deployments.metrics import observe_batch
 
 __all__ = [
     "BatchStats",
@@ -114,20 +114,30 @@ def score_batch(model: Any, requests: Sequence[ScoreRequest]) -> list[np.ndarray
 
 
 class BatchStats:
-    """Sizes of the last ``window`` batches (items per forward call) and their count."""
+    """Sizes of the last ``window`` batches (items per forward call) and their count.
 
-    def __init__(self, window: int = 10_000) -> None:
+    Args:
+        window: batches kept for :meth:`snapshot`.
+        observe: also called with ``(items, requests)`` per batch: the replicas pass the
+            ``biomed_search_batch_*`` Prometheus histograms (``deployments.metrics``).
+    """
+
+    def __init__(
+        self, window: int = 10_000, observe: Callable[[int, int], None] | None = None
+    ) -> None:
+        self.observe = observe
         self.sizes: deque[int] = deque(maxlen=window)
         self.requests: deque[int] = deque(maxlen=window)
         self.batches = 0
 
     def record(self, items: int, requests: int) -> None:
         """Record one forward call of ``items`` from ``requests`` callers, here and in
-        the ``biomed_search_batch_*`` Prometheus histograms (``deployments.metrics``)."""
+        ``observe``."""
         self.sizes.append(items)
         self.requests.append(requests)
         self.batches += 1
-        observe_batch(items, requests)
+        if self.observe is not None:
+            self.observe(items, requests)
 
     def snapshot(self) -> dict[str, Any]:
         """Histogram and summary of recent batch sizes."""

@@ -12,6 +12,7 @@ import numpy as np
 from ray import serve
 
 from deployments.batching import BatchStats, ScoreRequest, items_in, score_batch
+from deployments.metrics import observe_batch
 from deployments.model_replica import BatchSettings, gather_split
 from deployments.roles import load_shared
 from models.inputs import text_batch
@@ -34,7 +35,7 @@ class CrossEncoderDeployment:
         self.role = role
         self.model = load_shared(models, [role])[role]
         self.batch = BatchSettings(max_batch_size=256)
-        self.stats = BatchStats()
+        self.stats = BatchStats(observe=observe_batch)
         self._batcher = self.batch.batcher(self._score_batch, lambda r: items_in([r]))
 
     def reconfigure(self, user_config: dict[str, Any]) -> None:

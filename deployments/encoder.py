@@ -26,6 +26,7 @@ from deployments.autoscaling import TEXTS_IN_FLIGHT
 from deployments.batching import BatchStats, EncodeRequest, encode_batch, items_in
 from deployments.embeddings_http import EncodeTimings, embeddings_call
 from deployments.embeddings_port import EmbeddingsPort
+from deployments.metrics import observe_batch
 from deployments.model_replica import BatchSettings, gather_split
 from deployments.roles import load_shared
 from models.inputs import text_batch
@@ -67,7 +68,7 @@ class EncoderDeployment:
         self.models = load_shared(models, roles)
         self.roles = list(roles)
         self.batch = BatchSettings()
-        self.stats = BatchStats()
+        self.stats = BatchStats(observe=observe_batch)
         self._texts_in_flight = 0  # entered encode_timed, not yet answered
         self._batcher = self.batch.batcher(self._encode_batch, lambda r: items_in([r]))
         self.http_timeout_s = http_timeout_s

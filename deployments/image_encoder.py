@@ -12,6 +12,7 @@ import numpy as np
 from ray import serve
 
 from deployments.batching import BatchStats, ImageRequest, items_in
+from deployments.metrics import observe_batch
 from deployments.model_replica import BatchSettings
 from deployments.roles import load_shared
 from models.specs import ModelProfile
@@ -64,7 +65,7 @@ class ImageEncoderDeployment:
         self.models = load_shared(models, roles)
         self.roles = list(roles)
         self.batch = BatchSettings(max_batch_size=16, batch_wait_timeout_s=0.01)
-        self.stats = BatchStats()
+        self.stats = BatchStats(observe=observe_batch)
         self._batcher = self.batch.batcher(self._encode_batch, lambda r: items_in([r]))
 
     def reconfigure(self, user_config: dict[str, Any]) -> None:

@@ -23,7 +23,7 @@ def test_quick_run_prints_one_table_and_passes(
         [
             "--quick",
             "--families",
-            "hf-text,cross-encoder",
+            "hf-text,cross-encoder,open-clip",  # open-clip: its HF text tower's vocabulary
             "--budget-s",
             "60",
             "--measurements-out",

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from transformers import AutoTokenizer
 
 from models.errors import ModelInputError, ModelNotAvailableError
 from models.loader import load_encoder
@@ -33,6 +34,15 @@ def encoder(
     loaded = load_encoder(spec, make_profile(max_batch_size=2, max_tokens_per_forward=64))
     assert isinstance(loaded, TransformerTextEncoder)
     return loaded
+
+
+def test_the_tiny_models_tokenizer_knows_its_words(tiny_bert_folder: Path) -> None:
+    # every test model shares this tokenizer; built without its vocabulary (transformers 5
+    # ignores vocab_file=) every word is [UNK] and different texts look alike to the model
+    tokenizer = AutoTokenizer.from_pretrained(tiny_bert_folder)
+    ids = tokenizer("insulin glucose")["input_ids"]
+    assert tokenizer.unk_token_id not in ids
+    assert len(set(ids)) == len(ids) == 4  # [CLS] insulin glucose [SEP]
 
 
 class TestTransformerTextEncoder:

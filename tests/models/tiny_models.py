@@ -54,7 +54,8 @@ def _vocabulary() -> list[str]:
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     characters = list(string.ascii_lowercase + string.digits + string.punctuation)
     pieces = [f"##{character}" for character in string.ascii_lowercase + string.digits]
-    return specials + characters + pieces + _WORDS.split()
+    # one line per token: a repeated line ("a") would get an id past the vocabulary size
+    return list(dict.fromkeys(specials + characters + pieces + _WORDS.split()))
 
 
 def _config(vocab_size: int, **extra: object) -> BertConfig:
@@ -70,9 +71,11 @@ def _config(vocab_size: int, **extra: object) -> BertConfig:
 
 
 def _tokenizer(folder: Path) -> BertTokenizer:
+    # ``vocab=`` (a path or a dict): transformers 5 ignores ``vocab_file=`` and leaves only
+    # the special tokens, so every word would be [UNK]
     vocab_file = folder / "vocab.txt"
     vocab_file.write_text("\n".join(_vocabulary()) + "\n", encoding="utf-8")
-    return BertTokenizer(vocab_file=str(vocab_file), model_max_length=MAX_POSITIONS)
+    return BertTokenizer(vocab=str(vocab_file), model_max_length=MAX_POSITIONS)
 
 
 def build_tiny_bert(folder: Path) -> Path:

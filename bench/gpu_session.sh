@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The prepared run for a lent GPU machine (bench/README.md "On a lent GPU"): the layouts
+# check, replica batching on / off, and the full-size gpu_check, each under its own time
+# limit, results written to $1 (default ./gpu-out). The machine's python3 must hold
+# torch with CUDA; wheels in .whl/ (pydantic, open_clip, pinned transformers, ...) are
+# installed to /tmp/site first when present (WHEELS=none skips them). About 8 minutes in
+# all. QUICK=1: tiny models (a smoke test of this script on any machine).
+set -uo pipefail
+out=${1:-gpu-out}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+if [ "${WHEELS:-.whl}" != none ] && compgen -G ".whl/*.whl" >/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD
+fi
+log="$out/stderr.log"
+{
+  nvidia-smi -L
+  python3 -c "import torch, transformers, timm, open_clip, pydantic
+print('torch', torch.__version__, 'transformers', transformers.__version__, 'timm',
+      timm.__version__, 'open_clip', open_clip.__version__, 'pydantic', pydantic.__version__)
+print('cuda', torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '-')"
+  nproc; date -u
+} 2>&1 | tee "$out/env.txt"
+step() {  # step NAME SECONDS OUTFILE -- command...
+  local name=$1 limit=$2 file=$3; shift 4
+  local started=$SECONDS
+  echo "== $name (limit ${limit}s)" | tee -a "$log"
+  timeout "$limit" "$@" >"$out/$file" 2>>"$log"
+  echo "== $name: rc=$? in $((SECONDS - started))s" | tee -a "$log"
+  cat "$out/$file"
+}
+step layouts 120 layouts.md -- python3 -m bench.gpu_check --layouts --no-real
+quick=${QUICK:+--quick}
+step batching 200 batching.md -- python3 -m bench.gpu_batching $quick --seconds 3 \
+  --warmup-s 0.5 --out "$out/batching.json"
+step gpu_check 270 gpu_check.md -- python3 -m bench.gpu_check $quick --budget-s 170 \
+  --measurements-out "$out/gpu.json"

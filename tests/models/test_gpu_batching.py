@@ -1,0 +1,54 @@
+"""Smoke test of bench/gpu_batching.py (replica batching on / off, ray-free, for a lent GPU
+machine): tiny models on the CPU, the replica's own batcher and batch functions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import gpu_batching
+
+pytestmark = pytest.mark.slow
+
+
+def test_quick_run_batches_concurrent_callers_only_when_batching_is_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "batching.json"
+    code = gpu_batching.main(
+        [
+            "--quick",
+            "--concurrency",
+            "1",
+            "8",
+            "--pair-concurrency",
+            "2",
+            "--pairs",
+            "4",
+            "--seconds",
+            "0.6",
+            "--warmup-s",
+            "0.2",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    table = capsys.readouterr().out
+    assert "| hf-text | 8 |" in table and "| cross-encoder per-request | 2 |" in table
+    rows = json.loads(out.read_text())["rows"]
+    by = {(r["family"], r["mode"], r["c"]): r for r in rows}
+    assert by[("hf-text", "on", 8)]["batch"] > 1  # 8 callers share forward passes
+    assert by[("hf-text", "off", 8)]["batch"] == 1
+    assert by[("cross-encoder", "off", 2)]["batch"] == 1  # one pair per pass
+    assert by[("cross-encoder", "per-request", 2)]["batch"] == 4  # one request's pairs
+    assert all(r["items_s"] > 0 for r in rows)
+
+
+def test_batch_settings_are_read_from_the_gpu_serve_config() -> None:
+    config = gpu_batching.REPOSITORY / "configs" / "serve.gpu.yaml"
+    assert gpu_batching.batch_settings("CrossEncoder", config)["max_batch_size"] == 256
+    with pytest.raises(KeyError):
+        gpu_batching.batch_settings("NoSuchDeployment", config)

@@ -198,6 +198,8 @@ def run_family(family: str, size: Size, root: Path, args: Any) -> list[dict[str,
         }
     ]
     modes = [("on", on), ("off", OFF)]
+    if args.also_no_wait:  # the batch goes as soon as the model is free, never waits
+        modes.insert(1, ("on, wait 0", {**on, "batch_wait_timeout_s": 0.0}))
     if family == "cross-encoder":  # bench.baselines' "per-request batches"
         modes.insert(1, ("per-request", {"max_batch_size": pairs, "batch_wait_timeout_s": 0.0}))
     for mode, settings in modes:
@@ -280,6 +282,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=32, help="cross-encoder pairs per request")
     parser.add_argument(
         "--serve-config", type=Path, default=REPOSITORY / "configs" / "serve.gpu.yaml"
+    )
+    parser.add_argument(
+        "--also-no-wait",
+        action="store_true",
+        help="also batching on with batch_wait_timeout_s 0",
     )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)

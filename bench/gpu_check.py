@@ -103,16 +103,11 @@ class Size:
     layers: int
     heads: int
     vocab: int
-    vit_width: int
-    vit_layers: int
     image_size: int
-    patch: int
 
 
-TINY = Size(hidden=32, layers=2, heads=2, vocab=200, vit_width=32, vit_layers=1, image_size=32,
-            patch=8)
-BASE = Size(hidden=768, layers=12, heads=12, vocab=30522, vit_width=768, vit_layers=12,
-            image_size=224, patch=16)
+TINY = Size(hidden=32, layers=2, heads=2, vocab=200, image_size=32)
+BASE = Size(hidden=768, layers=12, heads=12, vocab=30522, image_size=224)
 
 
 # -- building random models in their published layouts ------------------------------------
@@ -166,9 +161,10 @@ def _clip_folder(folder: Path, size: Size, root: Path) -> Path:
     torch.manual_seed(3)
     text_cfg = {"hf_model_name": hub_id, "hf_tokenizer_name": hub_id, "hf_proj_type": "mlp",
                 "hf_pooler_type": "cls_last_hidden_state_pooler", "context_length": 256}
-    vision_cfg = {"image_size": size.image_size, "layers": size.vit_layers,
-                  "width": size.vit_width, "head_width": 64 if size is BASE else 16,
-                  "patch_size": size.patch, "mlp_ratio": 4.0}
+    # BiomedCLIP's vision tower is timm's (its open_clip_config.json names it)
+    vision_cfg = {"timm_model_name": "vit_base_patch16_224" if size is BASE else "test_vit",
+                  "timm_model_pretrained": False, "timm_pool": "", "timm_proj": "linear",
+                  "image_size": size.image_size}
     config = {"model_cfg": {"embed_dim": 512 if size is BASE else 16,
                             "vision_cfg": vision_cfg, "text_cfg": text_cfg},
               "preprocess_cfg": {"mean": [0.48145466, 0.4578275, 0.40821073],
@@ -537,6 +533,7 @@ def _layout_specs(root: Path) -> list[tuple[str, EncoderSpec]]:
     mpnet = tiny.build_tiny_mpnet(root / "mpnet")
     laion = tiny.build_tiny_laion_clip(root / "laion")
     biomedclip = tiny.build_tiny_biomedclip(root / "biomedclip", bert)
+    clip_hf = tiny.build_tiny_open_clip(root / "clip-hf-text", bert)
     uni2_folder = tiny.build_tiny_uni2_vit(root / "uni2", uni2)
     text = {"family": "hf-text", "dimension": tiny.HIDDEN}
     image = {"modality": "image", "dimension": tiny.CLIP_DIMENSION, "family": "open-clip"}
@@ -554,6 +551,8 @@ def _layout_specs(root: Path) -> list[tuple[str, EncoderSpec]]:
         ("native ViT CLIP (laion)", EncoderSpec(role="general-vl", source=str(laion), **image)),
         ("timm ViT + HF text (BiomedCLIP)", EncoderSpec(role="biomedclip",
                                                         source=str(biomedclip), **image)),
+        ("native ViT + HF text (laion xlm-r)", EncoderSpec(role="general-vl",
+                                                           source=str(clip_hf), **image)),
         ("timm ViT, UNI2-h kwargs", EncoderSpec(role="uni2", family="timm",
                                                 source=str(uni2_folder), modality="image",
                                                 dimension=uni2["embed_dim"], model_kwargs=uni2)),
@@ -721,6 +720,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             with contextlib.redirect_stdout(sys.stderr):
                 rows.extend(run_case(FAMILIES[name], size, Path(temporary), batches, deadline))
             print(f"  {name}: {time.monotonic() - started:.1f} s", file=sys.stderr)
+            # the rows so far, in case a time limit stops the run before the table
+            print(format_table(rows, batches, device), file=sys.stderr)
     print(format_table(rows, batches, device))
     if args.measurements_out is not None:
         args.measurements_out.write_text(json.dumps(measurements(rows, device), indent=2))

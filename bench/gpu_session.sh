@@ -2,9 +2,12 @@
 # The prepared run for a lent GPU machine (bench/README.md "On a lent GPU"): the layouts
 # check, replica batching on / off, and the full-size gpu_check, each under its own time
 # limit, results written to $1 (default ./gpu-out). The machine's python3 must hold
-# torch with CUDA; wheels in .whl/ (pydantic, open_clip, pinned transformers, ...) are
-# installed to /tmp/site first when present (WHEELS=none skips them). About 8 minutes in
-# all. QUICK=1: tiny models (a smoke test of this script on any machine).
+# torch with CUDA; wheels in .whl/ are installed to /tmp/site first when present
+# (WHEELS=none skips them). The lent H200's image lacks pydantic, open_clip and rdkit; the
+# 2026-12-04 run carried these cp312 wheels, at requirements.lock's versions (57 MB):
+#   pydantic pydantic_core annotated-types typing-inspection typing_extensions ftfy wcwidth
+#   open_clip_torch timm transformers tokenizers regex tqdm rdkit
+# About 6 minutes in all. QUICK=1: tiny models (a smoke test of this script anywhere).
 set -uo pipefail
 out=${1:-gpu-out}
 mkdir -p "$out"
@@ -31,9 +34,9 @@ step() {  # step NAME SECONDS OUTFILE -- command...
   echo "== $name: rc=$? in $((SECONDS - started))s" | tee -a "$log"
   cat "$out/$file"
 }
-step layouts 120 layouts.md -- python3 -m bench.gpu_check --layouts --no-real
+step layouts 90 layouts.md -- python3 -m bench.gpu_check --layouts --no-real
 quick=${QUICK:+--quick}
-step batching 200 batching.md -- python3 -m bench.gpu_batching $quick --seconds 3 \
+step batching 180 batching.md -- python3 -m bench.gpu_batching $quick --seconds 3 --also-no-wait \
   --warmup-s 0.5 --out "$out/batching.json"
-step gpu_check 270 gpu_check.md -- python3 -m bench.gpu_check $quick --budget-s 170 \
+step gpu_check 260 gpu_check.md -- python3 -m bench.gpu_check $quick --budget-s 170 \
   --measurements-out "$out/gpu.json"

@@ -156,6 +156,19 @@ def _text_tower_overrides(folder: Path, spec: EncoderSpec, profile: ModelProfile
     return {"text_cfg": text_config}
 
 
+def _cast_hf_text_tower(model: torch.nn.Module, dtype: torch.dtype) -> None:
+    """Run an HF text tower wholly in ``dtype``. open_clip's mixed precision
+    (``precision='fp16'`` / ``'bf16'``) converts only the linear and convolution weights of
+    a model without a timm tower (``open_clip.model.convert_weights_to_lp``), so an HF
+    tower's embeddings and norms stay float32 and feed half-precision weights ("mat1 and
+    mat2 must have the same dtype"; a native ViT with an HF text tower, as laion's
+    xlm-roberta CLIPs, seen on an H200). open_clip casts a timm-based model whole; this
+    does the same for the text tower alone."""
+    text = getattr(model, "text", None)
+    if dtype is not torch.float32 and isinstance(text, open_clip.hf_model.HFTextEncoder):
+        text.to(dtype)
+
+
 def _tokenizer(
     folder: Path, overrides: dict[str, Any], spec: EncoderSpec, profile: ModelProfile
 ) -> Any:
@@ -188,7 +201,8 @@ def load_open_clip_encoder(spec: EncoderSpec, profile: ModelProfile) -> OpenClip
     _check_weights_file(folder, spec)
     configure_threads(profile)
     device = resolve_device(profile)
-    precision = _PRECISIONS[model_dtype(device, profile, spec)]
+    dtype = model_dtype(device, profile, spec)
+    precision = _PRECISIONS[dtype]
     with model_stage(spec, "reading the config"):
         overrides = _text_tower_overrides(folder, spec, profile)
 
@@ -202,6 +216,7 @@ def load_open_clip_encoder(spec: EncoderSpec, profile: ModelProfile) -> OpenClip
         )
 
     model, preprocess = load_pretrained(spec, create)
+    _cast_hf_text_tower(model, dtype)
     tokenizer = load_pretrained(spec, lambda: _tokenizer(folder, overrides, spec, profile))
     encoder = OpenClipEncoder(spec, model.eval(), preprocess, tokenizer, profile.max_batch_size)
     with model_stage(spec, "warm-up"):

@@ -105,6 +105,15 @@ CASES: dict[str, Case] = {
         dimension=CLIP_DIMENSION,
         modality="image",
     ),
+    # laion's xlm-roberta CLIPs: open_clip's mixed precision converts only the HF tower's
+    # linear layers, so its float32 embeddings fed half-precision weights (the H200 check)
+    "open_clip native ViT + HF text": lambda f, k: EncoderSpec(
+        role="biomedclip",
+        family="open-clip",
+        source=str(f["clip-hf-text"]),
+        dimension=CLIP_DIMENSION,
+        modality="image",
+    ),
     "uni2 (timm ViT, UNI2 kwargs)": lambda f, k: EncoderSpec(
         role="uni2",
         family="timm",
@@ -123,6 +132,7 @@ def folders(
     tiny_mpnet_folder: Path,
     tiny_laion_folder: Path,
     tiny_biomedclip_folder: Path,
+    tiny_clip_folder: Path,
     tiny_uni2_folder: Path,
 ) -> dict[str, Path]:
     return {
@@ -131,6 +141,7 @@ def folders(
         "mpnet": tiny_mpnet_folder,
         "laion": tiny_laion_folder,
         "biomedclip": tiny_biomedclip_folder,
+        "clip-hf-text": tiny_clip_folder,
         "uni2": tiny_uni2_folder,
     }
 

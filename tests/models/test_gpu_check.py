@@ -57,6 +57,6 @@ def test_layouts_run_every_production_layout_in_half_precision(
     lines = output.splitlines()
     assert lines[1].split()[:4] == ["family", "layout", "dtype", "ok"]
     rows = [line for line in lines[3:] if line.strip()]
-    assert len(rows) == 8 and all(" ok " in row for row in rows), output
+    assert len(rows) == 9 and all(" ok " in row for row in rows), output
     expected = "fp16" if torch.cuda.is_available() else "bf16"
     assert all(f" {expected} " in row for row in rows)

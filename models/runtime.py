@@ -15,6 +15,7 @@ exception is kept as ``__cause__``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,6 +36,7 @@ __all__ = [
     "build_forward",
     "check_dimension",
     "configure_threads",
+    "configure_tokenizer_threads",
     "input_dtype",
     "load_pretrained",
     "model_dtype",
@@ -155,9 +157,26 @@ def model_stage(spec: EncoderSpec, stage: str) -> Iterator[None]:
 
 
 def configure_threads(profile: ModelProfile) -> None:
-    """Set torch's intra-op threads to ``profile.cpu_threads`` (process-wide; no-op if None)."""
-    if profile.cpu_threads is not None and torch.get_num_threads() != profile.cpu_threads:
+    """Set torch's intra-op threads and the tokenizers' threads to ``profile.cpu_threads``
+    (process-wide; no-op if None: a model replica sets it, ``DeploymentSettings.threads_for``).
+
+    Tokenising is most of a cross-encoder call on a GPU: 256 pairs of ~320 tokens took
+    325 ms on one thread against an 82 ms forward pass in fp16 on an H200, 32 ms on 16
+    threads (``bench/gpu_stages.py``, bench/README.md "On a lent H200")."""
+    if profile.cpu_threads is None:
+        return
+    if torch.get_num_threads() != profile.cpu_threads:
         torch.set_num_threads(profile.cpu_threads)
+    configure_tokenizer_threads(profile.cpu_threads)
+
+
+def configure_tokenizer_threads(threads: int) -> None:
+    """Let the Rust tokenizers (``tokenizers``) split a batch over ``threads`` threads (1:
+    none). They read ``TOKENIZERS_PARALLELISM`` at each call and size their Rayon pool
+    from ``RAYON_NUM_THREADS`` once, at its first parallel use; an operator's
+    ``RAYON_NUM_THREADS`` is kept."""
+    os.environ["TOKENIZERS_PARALLELISM"] = "true" if threads > 1 else "false"
+    os.environ.setdefault("RAYON_NUM_THREADS", str(threads))
 
 
 def check_dimension(spec: EncoderSpec, width: int) -> None:

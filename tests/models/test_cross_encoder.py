@@ -3,11 +3,13 @@ offline bi-encoder scorer on the real MiniLM."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 from models.cross_encoder import CrossEncoderScorer, rerank_documents
 from models.errors import ModelInputError
@@ -92,6 +94,32 @@ class TestCrossEncoderScorer:
 
 
 @pytest.mark.slow
+def test_a_replicas_threads_also_tokenise_and_change_no_score(
+    scorer: CrossEncoderScorer,
+    tiny_cross_encoder_folder: Path,
+    make_profile: ProfileFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a GPU cross-encoder call is mostly tokenising (bench/gpu_stages.py): the replica's
+    # threads (cpu_threads, DeploymentSettings.threads_for) tokenise in parallel too
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    monkeypatch.delenv("RAYON_NUM_THREADS", raising=False)
+    torch_threads = torch.get_num_threads()
+    try:
+        parallel = load_cross_encoder(scorer.spec, make_profile(max_batch_size=2, cpu_threads=2))
+        assert os.environ["TOKENIZERS_PARALLELISM"] == "true"
+        assert os.environ["RAYON_NUM_THREADS"] == "2"
+        np.testing.assert_allclose(
+            parallel.score("egfr inhibitor", TEXTS * 8),
+            scorer.score("egfr inhibitor", TEXTS * 8),
+            atol=1e-5,
+        )
+        load_cross_encoder(scorer.spec, make_profile(cpu_threads=1))
+        assert os.environ["TOKENIZERS_PARALLELISM"] == "false"
+    finally:
+        torch.set_num_threads(torch_threads)
+
+
 class TestBiEncoderScorer:
     def test_scores_are_cosines_of_minilm_embeddings(
         self, minilm_scorer: Any, offline_profile: Any

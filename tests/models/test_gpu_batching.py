@@ -1,5 +1,6 @@
-"""Smoke test of bench/gpu_batching.py (replica batching on / off, ray-free, for a lent GPU
-machine): tiny models on the CPU, the replica's own batcher and batch functions."""
+"""Smoke tests of bench/gpu_batching.py (replica batching on / off, ray-free, for a lent GPU
+machine; tiny models on the CPU, the replica's own batcher and batch functions) and of
+bench/gpu_stages.py (tokenising against forward passes)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import gpu_batching
+from bench import gpu_batching, gpu_stages
 
 pytestmark = pytest.mark.slow
 
@@ -52,3 +53,20 @@ def test_batch_settings_are_read_from_the_gpu_serve_config() -> None:
     assert gpu_batching.batch_settings("CrossEncoder", config)["max_batch_size"] == 256
     with pytest.raises(KeyError):
         gpu_batching.batch_settings("NoSuchDeployment", config)
+
+
+def test_stage_table_splits_each_call_into_tokenising_and_forward_passes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert gpu_stages.main(["--quick", "--batches", "1", "8", "--repeats", "1"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    body = [line.split(" | ") for line in rows[1:]]  # rows[0]: the header
+    assert [(cells[0], cells[1]) for cells in body] == [
+        ("| hf-text", "1"),
+        ("| hf-text", "8"),
+        ("| cross-encoder", "1"),
+        ("| cross-encoder", "8"),
+    ]
+    for cells in body:
+        tokenise, forward, whole = (float(cells[i]) for i in (3, 4, 5))
+        assert 0 < tokenise < whole and forward > 0

@@ -52,6 +52,7 @@ from deployments.batching import (
     encode_batch,
     items_in,
     score_batch,
+    score_call,
 )
 from deployments.model_replica import BatchSettings, gather_split
 from models.loader import load_role
@@ -113,13 +114,23 @@ async def drive(
     }
 
 
+class _TokensInTheBatch:
+    """The cross-encoder without ``tokenize_pairs``: each batch tokenises its own pairs
+    inside its forward call (``score_pairs``), as replicas did before issue 16."""
+
+    def __init__(self, model: Any) -> None:
+        self.score_pairs = model.score_pairs
+
+
 def _replica(
     family: str, model: Any, role: str, pairs: int, settings: dict[str, Any]
 ) -> tuple[Callable[[int], Awaitable[int]], BatchStats]:
     """A replica's request path for ``model`` with ``settings``: ``submit(n)`` sends the
     n-th request and returns its item count."""
+    if settings.get("tokens_in_batch"):
+        model = _TokensInTheBatch(model)
     batch = BatchSettings()
-    batch.update(settings)
+    batch.update({k: v for k, v in settings.items() if k != "tokens_in_batch"})
     stats = BatchStats()
     passages = _inputs("pairs", 64) if family == "cross-encoder" else []
 
@@ -133,22 +144,16 @@ def _replica(
 
     async def submit(n: int) -> int:
         query = QUERIES[n % len(QUERIES)]
-        texts = (
-            [passages[(n + i) % len(passages)] for i in range(pairs)]
-            if family == "cross-encoder"
-            else [query]
-        )
+        if family == "cross-encoder":  # the deployment's own path (tokenising included)
+            texts = [passages[(n + i) % len(passages)] for i in range(pairs)]
+            scores = await score_call(model, batcher.submit, batch.max_batch_size, query, texts)
+            return len(scores)
 
         async def piece(part: Sequence[str], offset: int) -> np.ndarray:
-            request: Any = (
-                ScoreRequest(query, tuple(part))
-                if family == "cross-encoder"
-                else EncodeRequest(role, tuple(part))
-            )
-            return await batcher.submit(request)
+            return await batcher.submit(EncodeRequest(role, tuple(part)))
 
         # a call larger than max_batch_size is cut as the deployments cut it
-        parts = await gather_split(texts, batch.max_batch_size, piece)
+        parts = await gather_split([query], batch.max_batch_size, piece)
         return sum(len(part) for part in parts)
 
     return submit, stats
@@ -200,6 +205,8 @@ def run_family(family: str, size: Size, root: Path, args: Any) -> list[dict[str,
     modes = [("on", on), ("off", OFF)]
     if args.also_no_wait:  # the batch goes as soon as the model is free, never waits
         modes.insert(1, ("on, wait 0", {**on, "batch_wait_timeout_s": 0.0}))
+    if family == "cross-encoder":  # each batch tokenises its own pairs (before issue 16)
+        modes.insert(1, ("on, tokenised in the batch", {**on, "tokens_in_batch": True}))
     if family == "cross-encoder":  # bench.baselines' "per-request batches"
         modes.insert(1, ("per-request", {"max_batch_size": pairs, "batch_wait_timeout_s": 0.0}))
     for mode, settings in modes:

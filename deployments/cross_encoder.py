@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 from ray import serve
 
-from deployments.batching import BatchStats, ScoreRequest, items_in, score_batch
+from deployments.batching import BatchStats, ScoreRequest, items_in, score_batch, score_call
 from deployments.metrics import observe_batch
-from deployments.model_replica import BatchSettings, gather_split
+from deployments.model_replica import BatchSettings
 from deployments.roles import load_shared
 from models.inputs import text_batch
 from models.specs import ModelProfile
@@ -46,24 +46,23 @@ class CrossEncoderDeployment:
     async def score(
         self, query: str, texts: Sequence[str], titles: Sequence[str] | None = None
     ) -> np.ndarray:
-        """One raw score per ``[query, "title. text"]`` pair, (n,) float32, in order.
+        """One raw score per ``[query, "title. text"]`` pair, (n,) float32, in order; each
+        piece is tokenised as it arrives, while the model runs the batch before
+        (``deployments.batching.score_call``).
 
         Raises:
             ModelInputError: ``texts`` or ``titles`` is a single string, holds a
                 non-string, or the counts differ (:func:`models.inputs.text_batch`).
         """
         text_list, title_list = text_batch(texts, titles)
-
-        async def piece(part: Sequence[str], offset: int) -> np.ndarray:
-            part_titles = (
-                tuple(title_list[offset : offset + len(part)]) if title_list is not None else None
-            )
-            return await self._batcher.submit(ScoreRequest(query, tuple(part), part_titles))
-
-        if not text_list:
-            return np.zeros((0,), dtype=np.float32)
-        parts = await gather_split(text_list, self.batch.max_batch_size, piece)
-        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+        return await score_call(
+            self.model,
+            self._batcher.submit,
+            self.batch.max_batch_size,
+            query,
+            text_list,
+            title_list,
+        )
 
     async def _score_batch(self, requests: list[ScoreRequest]) -> list[np.ndarray]:
         self.stats.record(items_in(requests), len(requests))

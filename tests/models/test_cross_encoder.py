@@ -3,6 +3,7 @@ offline bi-encoder scorer on the real MiniLM."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ import numpy as np
 import pytest
 import torch
 
+from deployments.batching import ScoreRequest, items_in, score_batch, score_call
+from deployments.model_replica import BatchSettings
 from models.cross_encoder import CrossEncoderScorer, rerank_documents
 from models.errors import ModelInputError
 from models.loader import load_cross_encoder, load_encoder
@@ -118,6 +121,46 @@ def test_a_replicas_threads_also_tokenise_and_change_no_score(
         assert os.environ["TOKENIZERS_PARALLELISM"] == "false"
     finally:
         torch.set_num_threads(torch_threads)
+
+
+async def test_a_replica_tokenises_each_request_before_its_batch(
+    scorer: CrossEncoderScorer,
+) -> None:
+    # the replica's request path (deployments.batching.score_call) over its own batcher:
+    # every request reaches the batch already tokenised, scores as score() gives them
+    batches: list[list[bool]] = []
+
+    async def run(requests: list[ScoreRequest]) -> list[np.ndarray]:
+        batches.append([request.tokens is not None for request in requests])
+        return await asyncio.to_thread(score_batch, scorer, requests)
+
+    batcher = BatchSettings(max_batch_size=4).batcher(run, lambda r: items_in([r]))
+    first, second = await asyncio.gather(
+        score_call(scorer, batcher.submit, 4, "egfr inhibitor", TEXTS * 2, TITLES * 2),
+        score_call(scorer, batcher.submit, 4, "insulin", TEXTS),
+    )
+    np.testing.assert_allclose(
+        first, scorer.score("egfr inhibitor", TEXTS * 2, TITLES * 2), atol=1e-5
+    )
+    np.testing.assert_allclose(second, scorer.score("insulin", TEXTS), atol=1e-5)
+    assert batches and all(all(flags) for flags in batches)
+    assert sum(len(flags) for flags in batches) == 3  # 8 texts in pieces of 4, then 4
+    # a caller the model cannot tokenise fails alone, before it reaches a batch
+    with pytest.raises(ModelInputError):
+        await score_call(scorer, batcher.submit, 4, 42, ["a"])  # type: ignore[arg-type]
+    assert sum(len(flags) for flags in batches) == 3
+
+
+def test_tokenize_pairs_then_score_tokens_is_score_pairs(scorer: CrossEncoderScorer) -> None:
+    queries = ["egfr inhibitor", "insulin", "dose", "a"]
+    rows = scorer.tokenize_pairs(queries, TEXTS, TITLES)
+    assert len(rows) == len(TEXTS) and all("input_ids" in row for row in rows)
+    np.testing.assert_allclose(
+        scorer.score_tokens(rows), scorer.score_pairs(queries, TEXTS, TITLES), atol=1e-6
+    )
+    assert scorer.score_tokens([]).shape == (0,)
+    with pytest.raises(ModelInputError):
+        scorer.tokenize_pairs(["q"], TEXTS)
 
 
 class TestBiEncoderScorer:

@@ -60,6 +60,33 @@ def test_score_batch_uses_pairs_of_different_queries_in_one_call():
     assert scorer.calls == 1
 
 
+class TokenScorer(PairScorer):
+    """Also scores pre-tokenised rows (score = sum of the ids), counting those calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.token_calls = 0
+
+    def score_tokens(self, rows):
+        self.token_calls += 1
+        return np.array([sum(row["input_ids"]) for row in rows], dtype=np.float32)
+
+
+def test_score_batch_runs_every_requests_token_rows_in_one_call():
+    scorer = TokenScorer()
+    tokens = ({"input_ids": [1, 2]}, {"input_ids": [5]})
+    requests = [
+        ScoreRequest("q", ("a", "b"), tokens=tokens),
+        ScoreRequest("q", ("c",), tokens=({"input_ids": [7]},)),
+    ]
+    assert [r.tolist() for r in score_batch(scorer, requests)] == [[3, 5], [7]]
+    assert (scorer.token_calls, scorer.calls) == (1, 0)
+    # one request without rows: the texts of all of them go through score_pairs
+    mixed = [requests[0], ScoreRequest("qq", ("c",))]
+    assert [r.tolist() for r in score_batch(scorer, mixed)] == [[101, 101], [201]]
+    assert (scorer.token_calls, scorer.calls) == (1, 1)
+
+
 def test_batch_size_counts_items_not_requests():
     requests = [ScoreRequest("q", ("a",) * 50), ScoreRequest("q", ("b",) * 3)]
     assert items_in(requests) == 53

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import torch
@@ -67,12 +68,16 @@ def encode_image_bytes(
         ModelInputError: an item is not decodable image bytes (all are decoded first, so a
             bad item fails the call before any forward pass).
     """
-    pictures = decode_images(images)
+    # decoding and resizing are most of an image call's time (a GPU waits on them): they
+    # run on the process's torch threads, which a model replica sets to its own
+    workers = torch.get_num_threads()
+    pictures = decode_images(images, workers)
     device = next(consumer.parameters()).device
     dtype = input_dtype(consumer)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
 
-    def embed_chunk(indices: range) -> torch.Tensor:
-        batch = torch.stack([preprocess(pictures[index]) for index in indices])
-        return forward(batch.to(device=device, dtype=dtype))
+        def embed_chunk(indices: range) -> torch.Tensor:
+            pixels = list(pool.map(preprocess, (pictures[index] for index in indices)))
+            return forward(torch.stack(pixels).to(device=device, dtype=dtype))
 
-    return embed_in_chunks(len(pictures), chunk_size, dimension, embed_chunk)
+        return embed_in_chunks(len(pictures), chunk_size, dimension, embed_chunk)

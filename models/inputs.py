@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import warnings
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from PIL import Image
 
@@ -82,8 +83,23 @@ def truncate_characters(texts: Sequence[str], max_chars: int | None) -> list[str
     return [text[:max_chars] for text in texts]
 
 
-def decode_images(images: Sequence[bytes]) -> list[Image.Image]:
-    """Decode encoded image bytes (PNG, JPEG, TIFF, ...) into RGB PIL images.
+_DECODE_ERRORS = (
+    OSError,
+    ValueError,
+    SyntaxError,
+    Image.DecompressionBombError,
+    Image.DecompressionBombWarning,
+)
+
+
+def decode_images(images: Sequence[bytes], workers: int = 1) -> list[Image.Image]:
+    """Decode encoded image bytes (PNG, JPEG, TIFF, ...) into RGB PIL images, in order.
+
+    Headers are read one by one (cheap; the decompression-bomb check turns Pillow's
+    warning into an error, which ``warnings.catch_warnings`` cannot do safely across
+    threads); the pixels are decoded on ``workers`` threads (Pillow's decoders release the
+    GIL): a model replica passes its threads, since decoding is most of an image call's
+    CPU time (``bench/README.md``, "On a lent H200").
 
     Raises:
         ModelInputError: an item is not bytes, or cannot be decoded as an image (truncated,
@@ -91,23 +107,32 @@ def decode_images(images: Sequence[bytes]) -> list[Image.Image]:
     """
     if isinstance(images, bytes | bytearray | memoryview):
         raise ModelInputError("images must be a sequence of encoded images, not one bytes object")
-    decoded: list[Image.Image] = []
-    for position, data in enumerate(images):
-        if not isinstance(data, bytes | bytearray | memoryview):
-            raise ModelInputError(f"images[{position}] is {type(data).__name__}, expected bytes")
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", Image.DecompressionBombWarning)
-                with Image.open(io.BytesIO(bytes(data))) as image:
-                    decoded.append(image.convert("RGB"))
-        except (
-            OSError,
-            ValueError,
-            SyntaxError,
-            Image.DecompressionBombError,
-            Image.DecompressionBombWarning,
-        ) as error:
-            raise ModelInputError(
-                f"images[{position}] ({len(data)} bytes) is not a decodable image: {error}"
-            ) from None
-    return decoded
+    opened = [_open_image(position, data) for position, data in enumerate(images)]
+    if workers <= 1 or len(opened) < 2:
+        return [_to_rgb(position, image) for position, image in enumerate(opened)]
+    with ThreadPoolExecutor(max_workers=min(workers, len(opened))) as pool:
+        return list(pool.map(_to_rgb, range(len(opened)), opened))
+
+
+def _open_image(position: int, data: object) -> tuple[Image.Image, int]:
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise ModelInputError(f"images[{position}] is {type(data).__name__}, expected bytes")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            return Image.open(io.BytesIO(bytes(data))), len(data)
+    except _DECODE_ERRORS as error:
+        raise _not_decodable(position, len(data), error) from None
+
+
+def _to_rgb(position: int, opened: tuple[Image.Image, int]) -> Image.Image:
+    image, size = opened
+    try:
+        with image:
+            return image.convert("RGB")
+    except _DECODE_ERRORS as error:
+        raise _not_decodable(position, size, error) from None
+
+
+def _not_decodable(position: int, size: int, error: BaseException) -> ModelInputError:
+    return ModelInputError(f"images[{position}] ({size} bytes) is not a decodable image: {error}")

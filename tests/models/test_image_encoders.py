@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from models.errors import ModelInputError, ModelNotAvailableError
+from models.inputs import decode_images
 from models.loader import load_encoder
 from models.open_clip_encoder import OpenClipEncoder
 from models.specs import EncoderSpec
@@ -182,9 +183,49 @@ def test_a_replica_batch_makes_one_call_per_role_and_kind(clip_encoder: OpenClip
     ]
     vectors = encode_image_batch({"biomedclip": model}, requests)
     assert model.calls == 2
-    assert [v.shape for v in vectors] == [(2, CLIP_DIMENSION), (1, CLIP_DIMENSION),
-                                         (1, CLIP_DIMENSION), (2, CLIP_DIMENSION)]
+    assert [v.shape for v in vectors] == [
+        (2, CLIP_DIMENSION),
+        (1, CLIP_DIMENSION),
+        (1, CLIP_DIMENSION),
+        (2, CLIP_DIMENSION),
+    ]
     for request, got in zip(requests, vectors, strict=True):
-        alone = (clip_encoder.encode_images(list(request.images)) if request.images
-                 else clip_encoder.encode_texts(list(request.texts)))
+        alone = (
+            clip_encoder.encode_images(list(request.images))
+            if request.images
+            else clip_encoder.encode_texts(list(request.texts))
+        )
         np.testing.assert_allclose(got, alone, atol=1e-5)
+
+
+class TestDecodeImages:
+    """``models.inputs.decode_images``: headers one by one, pixels on worker threads."""
+
+    @pytest.mark.parametrize("workers", [1, 4])
+    def test_in_order_and_the_same_on_threads(self, workers: int) -> None:
+        decoded = decode_images(IMAGES, workers=workers)
+        assert [image.size for image in decoded] == [Image.open(io.BytesIO(b)).size for b in IMAGES]
+        assert all(image.mode == "RGB" for image in decoded)
+        one_by_one = decode_images(IMAGES)
+        assert all(
+            np.array_equal(np.asarray(a), np.asarray(b))
+            for a, b in zip(decoded, one_by_one, strict=True)
+        )
+
+    @pytest.mark.parametrize("workers", [1, 4])
+    def test_a_truncated_image_is_named_by_its_index(self, workers: int) -> None:
+        truncated = image_bytes((10, 20, 30), (64, 64))[:60]
+        with pytest.raises(ModelInputError, match=r"images\[2\]"):
+            decode_images([*IMAGES[:2], truncated, IMAGES[0]], workers=workers)
+        with pytest.raises(ModelInputError, match=r"images\[1\] is str"):
+            decode_images([IMAGES[0], "not bytes"], workers=workers)  # type: ignore[list-item]
+
+    @pytest.mark.parametrize("workers", [1, 4])
+    def test_a_decompression_bomb_is_refused(
+        self, workers: int, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # over MAX_IMAGE_PIXELS Pillow only warns (it refuses at twice that): refused here
+        monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1000)
+        bomb = image_bytes((1, 2, 3), (40, 40))  # 1,600 pixels
+        with pytest.raises(ModelInputError, match=r"images\[1\].*not a decodable image"):
+            decode_images([image_bytes((1, 2, 3), (8, 8)), bomb], workers=workers)

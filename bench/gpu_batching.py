@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -131,13 +132,17 @@ def _replica(
         model = _TokensInTheBatch(model)
     batch = BatchSettings()
     batch.update({k: v for k, v in settings.items() if k != "tokens_in_batch"})
+    forward_pool = ThreadPoolExecutor(max_workers=1)
+    tokenize_pool = ThreadPoolExecutor(max_workers=torch.get_num_threads())
     stats = BatchStats()
     passages = _inputs("pairs", 64) if family == "cross-encoder" else []
 
     async def run(requests: list[Any]) -> Sequence[np.ndarray]:
         stats.record(items_in(requests), len(requests))
         if family == "cross-encoder":
-            return await asyncio.to_thread(score_batch, model, requests)
+            # the deployment's own threads: one for the forward pass, its own for tokenising
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(forward_pool, score_batch, model, requests)
         return await asyncio.to_thread(encode_batch, {role: model}, requests)
 
     batcher = batch.batcher(run, lambda request: items_in([request]))
@@ -146,7 +151,9 @@ def _replica(
         query = QUERIES[n % len(QUERIES)]
         if family == "cross-encoder":  # the deployment's own path (tokenising included)
             texts = [passages[(n + i) % len(passages)] for i in range(pairs)]
-            scores = await score_call(model, batcher.submit, batch.max_batch_size, query, texts)
+            scores = await score_call(
+                model, batcher.submit, batch.max_batch_size, query, texts, None, tokenize_pool
+            )
             return len(scores)
 
         async def piece(part: Sequence[str], offset: int) -> np.ndarray:

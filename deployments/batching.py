@@ -8,8 +8,10 @@ benchmark runs the same batch code (``bench/gpu_batching.py``)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +48,9 @@ class ScoreRequest:
     query: str
     texts: tuple[str, ...]
     titles: tuple[str, ...] | None = None
-    tokens: tuple[Mapping[str, Sequence[int]], ...] | None = field(default=None, compare=False)
+    tokens: tuple[Mapping[str, Sequence[int]], ...] | None = field(
+        default=None, compare=False, repr=False
+    )
 
 
 @dataclass(frozen=True)
@@ -135,24 +139,28 @@ async def score_call(
     query: str,
     texts: Sequence[str],
     titles: Sequence[str] | None = None,
+    tokenize_executor: Executor | None = None,
 ) -> np.ndarray:
     """A cross-encoder replica's ``score``: ``texts`` cut into pieces of at most
     ``max_batch_size`` pairs, each queued with ``submit`` (the replica's batcher); a
-    model with ``tokenize_pairs`` has each piece tokenised first, in a worker thread, so
-    requests are tokenised while the model runs the batch before (issue 16: tokenising
-    was 73 % of a 256-pair call on an H200). ``(n,)`` float32, in order.
+    model with ``tokenize_pairs`` has each piece tokenised first, on
+    ``tokenize_executor`` (the loop's default when None), so requests are tokenised while
+    the model runs the batch before (issue 16: tokenising was 73 % of a 256-pair call on
+    an H200). Pieces reach the batcher as their tokenising ends, so a long request can be
+    overtaken by a short one. ``(n,)`` float32, in order.
 
     Raises:
         ModelInputError: a piece the model cannot tokenise (that caller only).
     """
     tokenize = getattr(model, "tokenize_pairs", None)
+    loop = asyncio.get_running_loop()
 
     async def piece(part: Sequence[str], offset: int) -> np.ndarray:
         part_titles = tuple(titles[offset : offset + len(part)]) if titles is not None else None
         tokens = None
         if tokenize is not None:
-            rows = await asyncio.to_thread(tokenize, [query] * len(part), part, part_titles)
-            tokens = tuple(rows)
+            job = functools.partial(tokenize, [query] * len(part), part, part_titles)
+            tokens = tuple(await loop.run_in_executor(tokenize_executor, job))
         return await submit(ScoreRequest(query, tuple(part), part_titles, tokens))
 
     if not texts:

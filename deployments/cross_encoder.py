@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,12 @@ class CrossEncoderDeployment:
     def __init__(self, models: ModelProfile, role: str = "medcpt-rerank") -> None:
         self.role = role
         self.model = load_shared(models, [role])[role]
+        # the forward pass never queues behind tokenising: each has its own threads, the
+        # tokenising as many as the replica's (models.cpu_threads, set by threads_for)
+        self._forward_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="forward")
+        self._tokenize_pool = ThreadPoolExecutor(
+            max_workers=models.cpu_threads or 1, thread_name_prefix="tokenise"
+        )
         self.batch = BatchSettings(max_batch_size=256)
         self.stats = BatchStats(observe=observe_batch)
         self._batcher = self.batch.batcher(self._score_batch, lambda r: items_in([r]))
@@ -62,11 +69,13 @@ class CrossEncoderDeployment:
             query,
             text_list,
             title_list,
+            self._tokenize_pool,
         )
 
     async def _score_batch(self, requests: list[ScoreRequest]) -> list[np.ndarray]:
         self.stats.record(items_in(requests), len(requests))
-        return await asyncio.to_thread(score_batch, self.model, requests)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._forward_pool, score_batch, self.model, requests)
 
     def batch_stats(self) -> dict[str, Any]:
         """Recent batch sizes (pairs per forward call) and requests per batch."""

@@ -69,7 +69,7 @@ def encode_image_bytes(
             bad item fails the call before any forward pass).
     """
     # decoding and resizing are most of an image call's time (a GPU waits on them): they
-    # run on the process's torch threads, which a model replica sets to its own
+    # run on a pool of as many threads as torch has, which a model replica sets to its own
     workers = torch.get_num_threads()
     pictures = decode_images(images, workers)
     device = next(consumer.parameters()).device

@@ -83,6 +83,8 @@ def truncate_characters(texts: Sequence[str], max_chars: int | None) -> list[str
     return [text[:max_chars] for text in texts]
 
 
+# formats whose header gives the size Pillow decodes to (the bomb check at open is final)
+_SIZE_IN_HEADER = frozenset({"PNG", "JPEG", "WEBP", "BMP", "GIF"})
 _DECODE_ERRORS = (
     OSError,
     ValueError,
@@ -97,9 +99,11 @@ def decode_images(images: Sequence[bytes], workers: int = 1) -> list[Image.Image
 
     Headers are read one by one (cheap; the decompression-bomb check turns Pillow's
     warning into an error, which ``warnings.catch_warnings`` cannot do safely across
-    threads); the pixels are decoded on ``workers`` threads (Pillow's decoders release the
-    GIL): a model replica passes its threads, since decoding is most of an image call's
-    CPU time (``bench/README.md``, "On a lent H200").
+    threads). The pixels of PNG, JPEG, WebP, BMP and GIF images, whose headers give their
+    size, are decoded on ``workers`` threads (Pillow's decoders release the GIL); other
+    formats, whose size Pillow may only find while loading them, here, under the same
+    check. A model replica passes its threads: decoding is most of an image call's CPU
+    time (``bench/README.md``, "On a lent H200").
 
     Raises:
         ModelInputError: an item is not bytes, or cannot be decoded as an image (truncated,
@@ -107,11 +111,28 @@ def decode_images(images: Sequence[bytes], workers: int = 1) -> list[Image.Image
     """
     if isinstance(images, bytes | bytearray | memoryview):
         raise ModelInputError("images must be a sequence of encoded images, not one bytes object")
-    opened = [_open_image(position, data) for position, data in enumerate(images)]
-    if workers <= 1 or len(opened) < 2:
-        return [_to_rgb(position, image) for position, image in enumerate(opened)]
-    with ThreadPoolExecutor(max_workers=min(workers, len(opened))) as pool:
-        return list(pool.map(_to_rgb, range(len(opened)), opened))
+    opened: list[tuple[Image.Image, int]] = []
+    try:
+        for position, data in enumerate(images):
+            opened.append(_open_image(position, data))
+        # a format whose header gives the final size decodes on the pool; another (ICO,
+        # ICNS, TIFF: Pillow finds the size while loading) here, under the bomb check
+        pooled = [i for i, (image, _) in enumerate(opened) if image.format in _SIZE_IN_HEADER]
+        decoded: list[Image.Image | None] = [None] * len(opened)
+        if workers > 1 and len(pooled) > 1:
+            with ThreadPoolExecutor(max_workers=min(workers, len(pooled))) as pool:
+                results = pool.map(_to_rgb, pooled, [opened[i] for i in pooled])
+                for i, image in zip(pooled, results, strict=True):
+                    decoded[i] = image
+        for position, item in enumerate(opened):
+            if decoded[position] is None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", Image.DecompressionBombWarning)
+                    decoded[position] = _to_rgb(position, item)
+        return [image for image in decoded if image is not None]
+    finally:
+        for image, _ in opened:
+            image.close()
 
 
 def _open_image(position: int, data: object) -> tuple[Image.Image, int]:
@@ -128,8 +149,7 @@ def _open_image(position: int, data: object) -> tuple[Image.Image, int]:
 def _to_rgb(position: int, opened: tuple[Image.Image, int]) -> Image.Image:
     image, size = opened
     try:
-        with image:
-            return image.convert("RGB")
+        return image.convert("RGB")
     except _DECODE_ERRORS as error:
         raise _not_decodable(position, size, error) from None
 

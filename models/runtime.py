@@ -174,7 +174,8 @@ def configure_tokenizer_threads(threads: int) -> None:
     """Let the Rust tokenizers (``tokenizers``) split a batch over ``threads`` threads (1:
     none). They read ``TOKENIZERS_PARALLELISM`` at each call and size their Rayon pool
     from ``RAYON_NUM_THREADS`` once, at its first parallel use; an operator's
-    ``RAYON_NUM_THREADS`` is kept."""
+    ``RAYON_NUM_THREADS`` is kept. Called while a model loads (a replica's constructor),
+    before anything in the process tokenises."""
     os.environ["TOKENIZERS_PARALLELISM"] = "true" if threads > 1 else "false"
     os.environ.setdefault("RAYON_NUM_THREADS", str(threads))
 

@@ -106,7 +106,8 @@ def test_a_replicas_threads_also_tokenise_and_change_no_score(
     # a GPU cross-encoder call is mostly tokenising (bench/gpu_stages.py): the replica's
     # threads (cpu_threads, DeploymentSettings.threads_for) tokenise in parallel too
     monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
-    monkeypatch.delenv("RAYON_NUM_THREADS", raising=False)
+    monkeypatch.setenv("RAYON_NUM_THREADS", "0")  # recorded, so teardown restores it
+    monkeypatch.delenv("RAYON_NUM_THREADS")
     torch_threads = torch.get_num_threads()
     try:
         parallel = load_cross_encoder(scorer.spec, make_profile(max_batch_size=2, cpu_threads=2))

@@ -229,3 +229,11 @@ class TestDecodeImages:
         bomb = image_bytes((1, 2, 3), (40, 40))  # 1,600 pixels
         with pytest.raises(ModelInputError, match=r"images\[1\].*not a decodable image"):
             decode_images([image_bytes((1, 2, 3), (8, 8)), bomb], workers=workers)
+
+    def test_a_format_sized_while_loading_decodes_beside_pooled_ones(self) -> None:
+        # ICO: Pillow learns the embedded image's size while loading it, so it is decoded
+        # outside the pool, under the bomb check; the order stays the callers'
+        ico = image_bytes((5, 6, 7), (32, 32), "ICO")
+        decoded = decode_images([IMAGES[0], ico, IMAGES[1]], workers=4)
+        assert [image.size for image in decoded] == [(40, 30), (32, 32), (64, 64)]
+        assert decoded[1].getpixel((1, 1)) == (5, 6, 7)

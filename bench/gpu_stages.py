@@ -22,7 +22,6 @@ import torch
 
 from bench.gpu_check import BASE, FAMILIES, QUERIES, TINY, _inputs, _profile
 from models.batching import run_in_sub_batches
-from models.cross_encoder import rerank_documents
 from models.loader import load_role
 from models.specs import EncoderSpec
 
@@ -42,15 +41,20 @@ def _median_ms(call: Callable[[], Any], repeats: int) -> float:
 def stage_times(family: str, model: Any, batch: int, repeats: int) -> dict[str, float]:
     """``{"tokenise_ms", "forward_ms", "whole_ms"}`` for one call of ``batch`` items: the
     rows the model's own call would tokenise, then those rows through its sub-batches."""
-    if family == "cross-encoder":
-        documents = rerank_documents(_inputs("pairs", batch), None, model.spec.max_chars)
+    if family == "cross-encoder":  # the replica's two halves (deployments.batching.score_call)
+        passages = _inputs("pairs", batch)
         questions = [QUERIES[0]] * batch
 
         def tokenise() -> Any:
-            return model.adapter.rows(questions, documents)
+            return model.tokenize_pairs(questions, passages)
 
         def whole() -> Any:
-            return model.score(QUERIES[0], _inputs("pairs", batch))
+            return model.score(QUERIES[0], passages)
+
+        rows = tokenise()
+
+        def forward() -> Any:
+            return model.score_tokens(rows)
     else:
         texts = _inputs("text", batch)
 
@@ -60,13 +64,13 @@ def stage_times(family: str, model: Any, batch: int, repeats: int) -> dict[str, 
         def whole() -> Any:
             return model.encode(texts)
 
-    rows = tokenise()
-    adapter = model.adapter
+        rows = tokenise()
+        adapter = model.adapter
 
-    def forward() -> Any:
-        return run_in_sub_batches(
-            rows, adapter.input_names, adapter.pad_token_id, model.forward, model.limits
-        )
+        def forward() -> Any:
+            return run_in_sub_batches(
+                rows, adapter.input_names, adapter.pad_token_id, model.forward, model.limits
+            )
 
     return {
         "tokenise_ms": _median_ms(tokenise, repeats),

@@ -127,10 +127,19 @@ class PairScorer:
         Raises:
             ModelInputError: queries and texts of different lengths, or bad inputs.
         """
+        return self._score_rows(*self._pairs(queries, texts, titles))
+
+    def _pairs(
+        self,
+        queries: Sequence[str],
+        texts: Sequence[str],
+        titles: Sequence[str | None] | None,
+    ) -> tuple[list[str], list[str]]:
+        """``(questions, documents)`` of ``(queries[i], texts[i])`` pairs, checked."""
         if len(queries) != len(texts):
             raise ModelInputError(f"{len(queries)} queries for {len(texts)} texts")
         documents = rerank_documents(texts, titles, self.spec.max_chars)
-        return self._score_rows([query_text(q) for q in queries], documents)
+        return [query_text(q) for q in queries], documents
 
     def _score_rows(self, questions: list[str], documents: list[str]) -> np.ndarray:
         raise NotImplementedError
@@ -167,10 +176,7 @@ class CrossEncoderScorer(PairScorer):
         Raises:
             ModelInputError: queries and texts of different lengths, or bad inputs.
         """
-        if len(queries) != len(texts):
-            raise ModelInputError(f"{len(queries)} queries for {len(texts)} texts")
-        documents = rerank_documents(texts, titles, self.spec.max_chars)
-        rows = self.adapter.rows([query_text(q) for q in queries], documents)
+        rows = self.adapter.rows(*self._pairs(queries, texts, titles))
         return [
             {name: np.asarray(ids, dtype=np.int32) for name, ids in row.items()} for row in rows
         ]

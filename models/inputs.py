@@ -118,18 +118,15 @@ def decode_images(images: Sequence[bytes], workers: int = 1) -> list[Image.Image
         # a format whose header gives the final size decodes on the pool; another (ICO,
         # ICNS, TIFF: Pillow finds the size while loading) here, under the bomb check
         pooled = [i for i, (image, _) in enumerate(opened) if image.format in _SIZE_IN_HEADER]
-        decoded: list[Image.Image | None] = [None] * len(opened)
+        done: dict[int, Image.Image] = {}
         if workers > 1 and len(pooled) > 1:
             with ThreadPoolExecutor(max_workers=min(workers, len(pooled))) as pool:
                 results = pool.map(_to_rgb, pooled, [opened[i] for i in pooled])
-                for i, image in zip(pooled, results, strict=True):
-                    decoded[i] = image
-        for position, item in enumerate(opened):
-            if decoded[position] is None:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("error", Image.DecompressionBombWarning)
-                    decoded[position] = _to_rgb(position, item)
-        return [image for image in decoded if image is not None]
+                done = dict(zip(pooled, results, strict=True))
+        return [
+            done[position] if position in done else _to_rgb_checked(position, item)
+            for position, item in enumerate(opened)
+        ]
     finally:
         for image, _ in opened:
             image.close()
@@ -152,6 +149,14 @@ def _to_rgb(position: int, opened: tuple[Image.Image, int]) -> Image.Image:
         return image.convert("RGB")
     except _DECODE_ERRORS as error:
         raise _not_decodable(position, size, error) from None
+
+
+def _to_rgb_checked(position: int, opened: tuple[Image.Image, int]) -> Image.Image:
+    # the bomb check while loading; the pool has finished, so no thread of this call
+    # changes the warnings filters meanwhile
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        return _to_rgb(position, opened)
 
 
 def _not_decodable(position: int, size: int, error: BaseException) -> ModelInputError:

@@ -30,6 +30,8 @@ print('torch', torch.__version__, 'transformers', transformers.__version__, 'tim
       timm.__version__, 'open_clip', open_clip.__version__, 'pydantic', pydantic.__version__)
 print('cuda', torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '-')"
   nproc; date -u
+  # what the image holds, for the next run's wheels (Ray and its dependencies above all)
+  python3 -m pip list --format=freeze 2>/dev/null | tr '\n' ' '; echo
 } 2>&1 | tee -a "$log"
 step() {  # step NAME SECONDS OUTFILE -- command...
   local name=$1 limit=$2 file=$3; shift 4

@@ -269,8 +269,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from deployments.runtime.processes import sigterm_as_interrupt
+
     try:
-        return _COMMANDS[args.command](args)
+        # a killed command (docker stop, a scheduler's timeout) stops the stores it
+        # started, as Ctrl-C does
+        with sigterm_as_interrupt():
+            return _COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

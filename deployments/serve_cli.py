@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 
 from deployments.config import DEMO_DIR, AppConfig
+from deployments.runtime.processes import raise_interrupt
 from deployments.stores import (
     EmbeddedServers,
     StoreEndpoints,
@@ -234,7 +235,7 @@ def serve(
     config.check_embeddings_route()
     # SIGTERM while starting: stop what started, as Ctrl-C does (Python's default
     # SIGTERM exits without running the finally below, leaving the stores running)
-    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGTERM, raise_interrupt)
     servers = EmbeddedServers(config)
     try:
         endpoints = servers.start()  # inside: a signal while one store starts stops both
@@ -277,10 +278,6 @@ def serve(
         print("stopping...", file=sys.stderr, flush=True)
         _stop_ray()
         servers.stop()
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _stop_ray() -> None:

@@ -8,7 +8,7 @@ reused by every process that shares the data directory.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Literal
 
@@ -56,12 +56,27 @@ class EmbeddedServers:
         stores = self.config.stores
         data_dir = self.config.data_dir
         uri = stores.milvus_uri
-        if uri is None:
-            self.milvus = MilvusLiteServer(data_dir, stop_at_exit=self.stop_at_exit).start()
-            uri = self.milvus.uri
         dsn = stores.postgres_dsn.get_secret_value() if stores.postgres_dsn else None
+        if uri is None:
+            self.milvus = MilvusLiteServer(data_dir, stop_at_exit=self.stop_at_exit)
         if dsn is None:
-            self.postgres = EmbeddedPostgres(data_dir).start()
+            self.postgres = EmbeddedPostgres(data_dir)
+        servers = [server for server in (self.milvus, self.postgres) if server is not None]
+        running_before = [server.is_running() for server in servers]
+        try:
+            for server in servers:
+                server.start()
+        except BaseException:
+            # a failed or interrupted start (SIGTERM while the database is created) stops
+            # what it brought up, which start() has not yet marked as started here
+            for server, was_running in zip(servers, running_before, strict=True):
+                if not was_running and server.is_running():
+                    with suppress(Exception):
+                        server.stop()
+            raise
+        if self.milvus is not None:
+            uri = self.milvus.uri
+        if self.postgres is not None:
             dsn = self.postgres.dsn
         token = stores.milvus_token.get_secret_value() if stores.milvus_token else ""
         return StoreEndpoints(milvus_uri=uri, postgres_dsn=dsn, milvus_token=token)

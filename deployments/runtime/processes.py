@@ -7,7 +7,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import signal
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,12 +25,36 @@ __all__ = [
     "live_process",
     "log_tail",
     "port_answers",
+    "raise_interrupt",
     "read_state",
+    "sigterm_as_interrupt",
     "wait_gone",
     "write_state",
 ]
 
 LOG_TAIL_CHARS = 4000
+
+
+def raise_interrupt(signum: int, frame: Any) -> None:
+    """A signal handler: raise ``KeyboardInterrupt`` (what Ctrl-C does), so ``finally``
+    blocks and context managers run; Python's default SIGTERM ends the process without
+    them, and the embedded stores a command started would outlive it."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block SIGTERM raises ``KeyboardInterrupt`` (:func:`raise_interrupt`) in
+    the main thread; the previous handler comes back after it. Outside the main thread
+    (where Python cannot set handlers) it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def find_free_port(host: str = "127.0.0.1") -> int:
@@ -48,8 +74,10 @@ def port_answers(host: str, port: int, timeout_s: float = 0.5) -> bool:
 
 
 def live_process(pid: int | None) -> psutil.Process | None:
-    """The live (non-zombie) process ``pid``, else None."""
-    if not pid:
+    """The live (non-zombie) process ``pid``, else None (also for a pid <= 0: while
+    initdb runs, ``postmaster.pid`` holds minus the pid of its single-user backend, and
+    psutil raises on it)."""
+    if pid is None or pid <= 0:
         return None
     try:
         process = psutil.Process(pid)

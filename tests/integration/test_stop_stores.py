@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +21,10 @@ from deployments.runtime import EmbeddedPostgres, MilvusLiteServer
 from deployments.stores import stop_embedded_servers
 
 pytestmark = pytest.mark.integration
+
+LEAFLETS = (
+    Path(__file__).resolve().parents[3] / "shared/data/drug_labels/ema_leaflet_sections.jsonl"
+)
 
 
 @pytest.mark.slow
@@ -116,4 +122,30 @@ def test_postgres_start_and_stop_wait_for_another_process_start_or_stop(tmp_path
         EmbeddedPostgres(tmp_path).stop()
         returned = time.time()
         assert _released_at(holder) <= returned  # it stopped only once the holder let go
+        assert not EmbeddedPostgres(tmp_path).is_running()
+
+
+@pytest.mark.slow
+def test_a_killed_ingest_stops_the_stores_it_started(tmp_path):
+    """SIGTERM (docker stop, a scheduler's timeout) ends a command as Ctrl-C does: the
+    embedded stores it started stop with it. With Python's default SIGTERM the ingest died
+    at once and left Milvus Lite running."""
+    with contextlib.ExitStack() as cleanup:  # a failed assertion leaves no server behind
+        cleanup.callback(MilvusLiteServer(tmp_path).stop)
+        cleanup.callback(EmbeddedPostgres(tmp_path).stop)
+        command = [sys.executable, "-m", "biomed_search.cli", "ingest", "--no-progress",
+                   "--data-dir", str(tmp_path), "--kb", "killed", str(LEAFLETS)]
+        ingest = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        cleanup.callback(ingest.kill)
+        deadline = time.monotonic() + 180
+        while not (MilvusLiteServer(tmp_path).is_running()
+                   and EmbeddedPostgres(tmp_path).is_running()):
+            assert ingest.poll() is None, ingest.communicate()[1][-2000:]
+            assert time.monotonic() < deadline, "the ingest started no stores"
+            time.sleep(0.2)
+        ingest.send_signal(signal.SIGTERM)
+        _, errors = ingest.communicate(timeout=120)
+        assert ingest.returncode == 130, errors[-2000:]  # interrupted mid-ingest
+        assert not MilvusLiteServer(tmp_path).is_running()
         assert not EmbeddedPostgres(tmp_path).is_running()

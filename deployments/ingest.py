@@ -133,10 +133,10 @@ async def ingest_sources(
         raise ValueError(f"unknown engine {engine!r}; one of inprocess, ray")
     started = time.perf_counter()
     servers = EmbeddedServers(config)
-    endpoints = servers.start()
     started_ray = False
     extra: dict[str, Any] = {"engine": engine}
-    try:
+    try:  # start() inside: a kill just after it returns still stops the stores
+        endpoints = servers.start()
         vocabulary = default_vocabulary()
         records = itertools.chain.from_iterable(
             read_source(source, vocabulary, fmt) for source in sources
@@ -204,8 +204,8 @@ async def delete_sources(
     if not document_ids and kb_name is None:
         raise ValueError("give document ids, --kb, or both")
     servers = EmbeddedServers(config)
-    endpoints = servers.start()
-    try:
+    try:  # start() inside: a kill just after it returns still stops the stores
+        endpoints = servers.start()
         async with open_stores(endpoints, config.stores, collection_metrics(config)) as (
             store,
             registry,

@@ -53,10 +53,10 @@ async def in_process_service(
         models.errors.ModelNotAvailableError: model weights missing.
     """
     servers = EmbeddedServers(config) if endpoints is None else None
-    if servers is not None:
-        endpoints = servers.start()
-    assert endpoints is not None
-    try:
+    try:  # start() inside: a kill just after it returns still stops the stores
+        if servers is not None:
+            endpoints = servers.start()
+        assert endpoints is not None
         ports, models = local_model_ports(config)
         service = SearchService(config, endpoints, ports)
         await service.start()

@@ -61,18 +61,16 @@ class EmbeddedServers:
             self.milvus = MilvusLiteServer(data_dir, stop_at_exit=self.stop_at_exit)
         if dsn is None:
             self.postgres = EmbeddedPostgres(data_dir)
-        servers = [server for server in (self.milvus, self.postgres) if server is not None]
-        running_before = [server.is_running() for server in servers]
         try:
-            for server in servers:
-                server.start()
+            # each start stops what it brought up itself when it fails or is interrupted
+            # half-way; one that returned is stopped here if the other fails
+            if self.milvus is not None:
+                self.milvus.start()
+            if self.postgres is not None:
+                self.postgres.start()
         except BaseException:
-            # a failed or interrupted start (SIGTERM while the database is created) stops
-            # what it brought up, which start() has not yet marked as started here
-            for server, was_running in zip(servers, running_before, strict=True):
-                if not was_running and server.is_running():
-                    with suppress(Exception):
-                        server.stop()
+            with suppress(Exception):  # the start's own error is the one to see
+                self.stop()
             raise
         if self.milvus is not None:
             uri = self.milvus.uri
@@ -82,10 +80,18 @@ class EmbeddedServers:
         return StoreEndpoints(milvus_uri=uri, postgres_dsn=dsn, milvus_token=token)
 
     def stop(self) -> None:
-        """Stop the servers this object started (reused ones keep running)."""
-        for server in (self.milvus, self.postgres):
+        """Stop the servers this object started (reused ones keep running); one that
+        fails to stop, or a second Ctrl-C while it stops, does not keep the other running
+        (the first error is raised after both)."""
+        errors: list[BaseException] = []
+        for server in (self.postgres, self.milvus):  # PostgreSQL stops in seconds
             if server is not None and server.started_here:
-                server.stop()
+                try:
+                    server.stop()
+                except BaseException as error:
+                    errors.append(error)
+        if errors:
+            raise errors[0]
 
 
 def stop_embedded_servers(config: AppConfig) -> dict[str, str]:

@@ -195,7 +195,13 @@ class MilvusLiteServer(ManagedServer):
             for attempt in range(attempts):
                 port = self._requested_port or find_free_port(self.host)
                 pid, popen = self._spawn(port)
-                if self._wait_port(self.host, port, popen, self.start_timeout_s, pid):
+                try:
+                    ready = self._wait_port(self.host, port, popen, self.start_timeout_s, pid)
+                except BaseException:  # interrupted while it comes up: not left unrecorded
+                    if popen is not None or self._is_our_server(pid) is not None:
+                        self._killlive_process(pid, popen)
+                    raise
+                if ready:
                     self._popen, self._pid, self._port = popen, pid, port
                     self.started_here = True
                     self._write_state(pid, port)

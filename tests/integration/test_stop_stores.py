@@ -149,3 +149,29 @@ def test_a_killed_ingest_stops_the_stores_it_started(tmp_path):
         assert ingest.returncode == 130, errors[-2000:]  # interrupted mid-ingest
         assert not MilvusLiteServer(tmp_path).is_running()
         assert not EmbeddedPostgres(tmp_path).is_running()
+
+
+@pytest.mark.slow
+def test_an_ingest_killed_during_its_first_start_leaves_a_data_dir_that_starts(tmp_path):
+    """SIGTERM while PostgreSQL is first set up (initdb) waits until initdb is done, then
+    stops what started: no store is left running, and the next start finds a cluster it
+    can run (a half-written one would fail every later start)."""
+    with contextlib.ExitStack() as cleanup:
+        cleanup.callback(MilvusLiteServer(tmp_path).stop)
+        cleanup.callback(EmbeddedPostgres(tmp_path).stop)
+        command = [sys.executable, "-m", "biomed_search.cli", "ingest", "--no-progress",
+                   "--data-dir", str(tmp_path), "--kb", "killed", str(LEAFLETS)]
+        ingest = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        cleanup.callback(ingest.kill)
+        deadline = time.monotonic() + 180
+        while not (tmp_path / "postgres").exists():  # initdb has begun
+            assert ingest.poll() is None, ingest.communicate()[1][-2000:]
+            assert time.monotonic() < deadline, "the ingest never set up PostgreSQL"
+            time.sleep(0.02)
+        ingest.send_signal(signal.SIGTERM)
+        _, errors = ingest.communicate(timeout=120)
+        assert ingest.returncode == 130, errors[-2000:]
+        assert not MilvusLiteServer(tmp_path).is_running()
+        assert not EmbeddedPostgres(tmp_path).is_running()
+        assert EmbeddedPostgres(tmp_path).start().is_running()  # the cluster is whole

@@ -18,6 +18,9 @@ Filters written down (A-6); the script prints how many names each one removed:
   form word alone), ``clinical abbreviation`` (``CLINICAL_ABBREVIATIONS``: ANA, OS, PFS,
   ORR, HR, ...): ``pipeline.vocabulary.name_filter_reason``, for every source;
 - ``inverted form``: MeSH index forms (``mesylate, imatinib``) are not written in text;
+- ``defined as a condition``: a gene symbol or alias that the labels define as a
+  condition ("mantle cell lymphoma (MCL)": MCL, an alias of CLEC4D; COPD of ARCN1, MDS
+  of PAFAH1B1), ``pipeline.abbreviations``;
 - ``common word``: a one-word alias whose English word frequency (``wordfreq`` Zipf) is at
   least 3.0, or an English word in capitals (``CAPITALISED_WORDS``: WAS, SET, CAN, AND);
   a multi-word drug or gene name made only of very common words (each zipf >= 4.8 or a
@@ -56,11 +59,13 @@ import gzip
 import json
 import re
 from collections import Counter, defaultdict
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import yaml
 from wordfreq import top_n_list, zipf_frequency
 
+from pipeline.abbreviations import condition_abbreviations, defined_abbreviations
 from pipeline.text import fold, match_key
 from pipeline.vocabulary import (
     CAPITALISED_WORDS,
@@ -454,7 +459,43 @@ def merge_suffixed_biologics(drugs: dict[str, dict], evidence: dict[str, bool]) 
 _GREEK_NAMES_LOWER = frozenset({"alfa", "beta", "zeta", "iota", "theta", "delta", "gamma"})
 
 
+def label_texts(data: Path) -> Iterator[str]:
+    """The text of every EMA leaflet section and FDA indication."""
+    with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            yield json.loads(line).get("text") or ""
+    with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            yield json.loads(line).get("indications") or ""
+
+
+#: "<SYMBOL> gene", "<SYMBOL> mutation": the labels use the symbol as a gene's.
+_WRITTEN_AS_GENE = re.compile(
+    r"\b([A-Z][A-Z0-9-]{1,9})[ -](?:gene|genes|mutation|mutations|mutated|variant|variants)\b"
+)
+
+
+def label_conditions(data: Path) -> tuple[dict[str, str], set[str]]:
+    """The abbreviations the labels define as a condition (upper-cased -> long form;
+    ``pipeline.abbreviations``), and of those the ones an official gene symbol may lose:
+    defined so at least twice and never written as a gene ("the DMD gene")."""
+    texts = list(label_texts(data))
+    defined = defined_abbreviations(texts)
+    conditions = condition_abbreviations(defined)
+    as_genes = {match.group(1) for text in texts for match in _WRITTEN_AS_GENE.finditer(text)}
+    counts: Counter[str] = Counter()
+    for abbreviation, long_forms in defined.items():
+        if conditions.get(abbreviation.upper()) in long_forms:
+            counts[abbreviation.upper()] += long_forms[conditions[abbreviation.upper()]]
+    symbols = {name for name, count in counts.items() if count >= 2 and name not in as_genes}
+    return conditions, symbols
+
+
 def read_genes(data: Path) -> list[dict]:
+    # a gene name the labels define as a condition (COPD, MDS, MCL, HCC, TLS) is the
+    # condition in a question, not the gene HGNC lists it for (pipeline.abbreviations);
+    # an official symbol only when the labels say so twice and never write it as a gene
+    conditions, condition_symbols = label_conditions(data)
     genes = []
     with open(data / "vocabulary" / "hgnc_genes.tsv", encoding="utf-8") as handle:
         for row in csv.DictReader(handle, delimiter="\t"):
@@ -470,10 +511,13 @@ def read_genes(data: Path) -> list[dict]:
                 and not alias.strip().islower()
                 and not alias.strip().isdigit()
                 and _keep(alias.strip(), "gene alias", set())
+                and not _defined_condition(alias.strip(), conditions)
             ]
             entry = {"c": symbol, "t": "gene", "a": aliases, "cs": list(aliases)}
             if symbol.upper() in CLINICAL_ABBREVIATIONS:
                 FILTERED["clinical abbreviation"] += 1
+                entry["x"] = True
+            elif _defined_condition(symbol, condition_symbols):
                 entry["x"] = True
             elif name_filter_reason(symbol) is not None:
                 FILTERED[name_filter_reason(symbol) or ""] += 1
@@ -487,6 +531,13 @@ def read_genes(data: Path) -> list[dict]:
                 entry["cs"].insert(0, symbol)
             genes.append(entry)
     return genes
+
+
+def _defined_condition(name: str, conditions: Collection[str]) -> bool:
+    if name.upper() in conditions:
+        FILTERED["defined as a condition"] += 1
+        return True
+    return False
 
 
 def read_diseases(data: Path) -> list[dict]:

@@ -125,30 +125,37 @@ def test_postgres_start_and_stop_wait_for_another_process_start_or_stop(tmp_path
         assert not EmbeddedPostgres(tmp_path).is_running()
 
 
+def _kill_ingest_when(tmp_path, cleanup, ready, poll_s: float) -> None:
+    """Run ``biomed-search ingest`` of the leaflets into ``tmp_path``, SIGTERM it once
+    ``ready()`` holds, and check it ended as interrupted, leaving no store running."""
+    cleanup.callback(MilvusLiteServer(tmp_path).stop)  # a failed assertion leaves none
+    cleanup.callback(EmbeddedPostgres(tmp_path).stop)
+    command = [sys.executable, "-m", "biomed_search.cli", "ingest", "--no-progress",
+               "--data-dir", str(tmp_path), "--kb", "killed", str(LEAFLETS)]
+    ingest = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    cleanup.callback(ingest.kill)
+    deadline = time.monotonic() + 180
+    while not ready():
+        assert ingest.poll() is None, ingest.communicate()[1][-2000:]
+        assert time.monotonic() < deadline, "the ingest never got there"
+        time.sleep(poll_s)
+    ingest.send_signal(signal.SIGTERM)
+    _, errors = ingest.communicate(timeout=120)
+    assert ingest.returncode == 130, errors[-2000:]  # interrupted, not killed outright
+    assert not MilvusLiteServer(tmp_path).is_running()
+    assert not EmbeddedPostgres(tmp_path).is_running()
+
+
 @pytest.mark.slow
 def test_a_killed_ingest_stops_the_stores_it_started(tmp_path):
     """SIGTERM (docker stop, a scheduler's timeout) ends a command as Ctrl-C does: the
     embedded stores it started stop with it. With Python's default SIGTERM the ingest died
     at once and left Milvus Lite running."""
-    with contextlib.ExitStack() as cleanup:  # a failed assertion leaves no server behind
-        cleanup.callback(MilvusLiteServer(tmp_path).stop)
-        cleanup.callback(EmbeddedPostgres(tmp_path).stop)
-        command = [sys.executable, "-m", "biomed_search.cli", "ingest", "--no-progress",
-                   "--data-dir", str(tmp_path), "--kb", "killed", str(LEAFLETS)]
-        ingest = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True)
-        cleanup.callback(ingest.kill)
-        deadline = time.monotonic() + 180
-        while not (MilvusLiteServer(tmp_path).is_running()
-                   and EmbeddedPostgres(tmp_path).is_running()):
-            assert ingest.poll() is None, ingest.communicate()[1][-2000:]
-            assert time.monotonic() < deadline, "the ingest started no stores"
-            time.sleep(0.2)
-        ingest.send_signal(signal.SIGTERM)
-        _, errors = ingest.communicate(timeout=120)
-        assert ingest.returncode == 130, errors[-2000:]  # interrupted mid-ingest
-        assert not MilvusLiteServer(tmp_path).is_running()
-        assert not EmbeddedPostgres(tmp_path).is_running()
+    with contextlib.ExitStack() as cleanup:
+        _kill_ingest_when(tmp_path, cleanup, lambda: (
+            MilvusLiteServer(tmp_path).is_running() and EmbeddedPostgres(tmp_path).is_running()
+        ), poll_s=0.2)
 
 
 @pytest.mark.slow
@@ -157,21 +164,6 @@ def test_an_ingest_killed_during_its_first_start_leaves_a_data_dir_that_starts(t
     stops what started: no store is left running, and the next start finds a cluster it
     can run (a half-written one would fail every later start)."""
     with contextlib.ExitStack() as cleanup:
-        cleanup.callback(MilvusLiteServer(tmp_path).stop)
-        cleanup.callback(EmbeddedPostgres(tmp_path).stop)
-        command = [sys.executable, "-m", "biomed_search.cli", "ingest", "--no-progress",
-                   "--data-dir", str(tmp_path), "--kb", "killed", str(LEAFLETS)]
-        ingest = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True)
-        cleanup.callback(ingest.kill)
-        deadline = time.monotonic() + 180
-        while not (tmp_path / "postgres").exists():  # initdb has begun
-            assert ingest.poll() is None, ingest.communicate()[1][-2000:]
-            assert time.monotonic() < deadline, "the ingest never set up PostgreSQL"
-            time.sleep(0.02)
-        ingest.send_signal(signal.SIGTERM)
-        _, errors = ingest.communicate(timeout=120)
-        assert ingest.returncode == 130, errors[-2000:]
-        assert not MilvusLiteServer(tmp_path).is_running()
-        assert not EmbeddedPostgres(tmp_path).is_running()
+        # the postgres folder appears when initdb begins
+        _kill_ingest_when(tmp_path, cleanup, (tmp_path / "postgres").exists, poll_s=0.02)
         assert EmbeddedPostgres(tmp_path).start().is_running()  # the cluster is whole

@@ -23,7 +23,6 @@ from typing import Any
 import httpx
 
 from deployments.config import DEMO_DIR, AppConfig
-from deployments.runtime.processes import raise_interrupt
 from deployments.stores import (
     EmbeddedServers,
     StoreEndpoints,
@@ -233,9 +232,8 @@ def serve(
         update={"serve": config.serve.model_copy(update={"host": host, "port": port})}
     )
     config.check_embeddings_route()
-    # SIGTERM while starting: stop what started, as Ctrl-C does (Python's default
-    # SIGTERM exits without running the finally below, leaving the stores running)
-    signal.signal(signal.SIGTERM, raise_interrupt)
+    # SIGTERM while starting stops what started, as Ctrl-C does: the command line runs
+    # every command under deployments.runtime.processes.sigterm_as_interrupt
     servers = EmbeddedServers(config)
     try:
         endpoints = servers.start()  # inside: a signal while one store starts stops both

@@ -133,7 +133,7 @@ def _is_condition(long_form: str) -> bool:
     head = words[-1]
     if _forms(head) & CONDITION_WORDS:
         return True
-    if _is_protein(head) or any(_is_protein(word) for word in words):
+    if any(_is_protein(word) for word in words):
         return False
     return any(_forms(word) & CONDITION_WORDS for word in words)
 

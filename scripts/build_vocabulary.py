@@ -483,10 +483,11 @@ def label_conditions(data: Path) -> tuple[dict[str, str], set[str]]:
     defined = defined_abbreviations(texts)
     conditions = condition_abbreviations(defined)
     as_genes = {match.group(1) for text in texts for match in _WRITTEN_AS_GENE.finditer(text)}
-    counts: Counter[str] = Counter()
+    counts: Counter[str] = Counter()  # definitions of each condition, any spelling
     for abbreviation, long_forms in defined.items():
-        if conditions.get(abbreviation.upper()) in long_forms:
-            counts[abbreviation.upper()] += long_forms[conditions[abbreviation.upper()]]
+        key = abbreviation.upper()
+        if key in conditions:
+            counts[key] += long_forms[conditions[key]]
     symbols = {name for name, count in counts.items() if count >= 2 and name not in as_genes}
     return conditions, symbols
 

@@ -44,20 +44,28 @@ def raise_interrupt(signum: int, frame: Any) -> None:
 
 
 @contextlib.contextmanager
+def _sigterm_handler(handler: Any) -> Iterator[bool]:
+    """``handler`` for SIGTERM within the block, the previous one after it; yields False
+    (and changes nothing) outside the main thread, where Python cannot set handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield False
+        return
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield True
+    finally:  # None: a handler not set from Python; the default is the nearest
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
+@contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Within the block SIGTERM raises ``KeyboardInterrupt`` (:func:`raise_interrupt`) in
     the main thread; the previous handler comes back after it. Outside the main thread
     (where Python cannot set handlers) it changes nothing. ``ray.init`` sets its own
     SIGTERM handler (``sys.exit(15)``): after it a kill ends the command with exit code
     15, still through its ``finally`` blocks."""
-    if threading.current_thread() is not threading.main_thread():
+    with _sigterm_handler(raise_interrupt):
         yield
-        return
-    previous = signal.signal(signal.SIGTERM, raise_interrupt)
-    try:
-        yield
-    finally:  # None: a handler not set from Python; the default is the nearest
-        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
 
 
 @contextlib.contextmanager
@@ -66,17 +74,11 @@ def sigterm_deferred() -> Iterator[None]:
     before) when the block ends: for a step a kill must not cut in half (initdb: a
     cluster killed half-way cannot start again). Main thread only; elsewhere it changes
     nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     received: list[int] = []
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: received.append(signum))
-    try:
+    with _sigterm_handler(lambda signum, frame: received.append(signum)):
         yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
-        if received:
-            signal.raise_signal(signal.SIGTERM)
+    if received:
+        signal.raise_signal(signal.SIGTERM)
 
 
 def find_free_port(host: str = "127.0.0.1") -> int:

@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from deployments.config import AppConfig
 from deployments.local import load_local_models
+from deployments.runtime.processes import sigterm_kept
 from deployments.stores import (
     EmbeddedServers,
     collection_metrics,
@@ -100,7 +101,8 @@ def connect_ray(address: str | None, num_cpus: int | None = None) -> bool:
             "runtime_env": {"env_vars": env},
             "num_cpus": max(os.cpu_count() or 1, num_cpus or 0),
         }
-    ray.init(configure_logging=False, **options)
+    with sigterm_kept():  # a kill while Ray runs still stops the stores
+        ray.init(configure_logging=False, **options)
     return True
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 
 from deployments.config import DEMO_DIR, AppConfig
+from deployments.runtime.processes import sigterm_kept
 from deployments.stores import (
     EmbeddedServers,
     StoreEndpoints,
@@ -149,9 +150,13 @@ def start_ray_serve(
     from deployments.app import build_application
 
     if not ray.is_initialized():
-        ray.init(
-            address="local", include_dashboard=False, log_to_driver=False, configure_logging=False
-        )
+        with sigterm_kept():  # a kill while Ray starts still stops the stores
+            ray.init(
+                address="local",
+                include_dashboard=False,
+                log_to_driver=False,
+                configure_logging=False,
+            )
     check_cpu_demand(config, float(ray.cluster_resources().get("CPU", 0.0)))
     serve.start(http_options={"host": host, "port": port})
     application = build_application(config, endpoints, overrides)

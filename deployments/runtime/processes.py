@@ -29,6 +29,7 @@ __all__ = [
     "read_state",
     "sigterm_as_interrupt",
     "sigterm_deferred",
+    "sigterm_kept",
     "wait_gone",
     "write_state",
 ]
@@ -61,10 +62,21 @@ def _sigterm_handler(handler: Any) -> Iterator[bool]:
 def sigterm_as_interrupt() -> Iterator[None]:
     """Within the block SIGTERM raises ``KeyboardInterrupt`` (:func:`raise_interrupt`) in
     the main thread; the previous handler comes back after it. Outside the main thread
-    (where Python cannot set handlers) it changes nothing. ``ray.init`` sets its own
-    SIGTERM handler (``sys.exit(15)``): after it a kill ends the command with exit code
-    15, still through its ``finally`` blocks."""
+    (where Python cannot set handlers) it changes nothing. ``ray.init`` replaces the
+    handler: call it under :func:`sigterm_kept`."""
     with _sigterm_handler(raise_interrupt):
+        yield
+
+
+@contextlib.contextmanager
+def sigterm_kept() -> Iterator[None]:
+    """SIGTERM's handler as it was before the block, again after it. For ``ray.init``,
+    which installs a C++ failure handler that aborts the process on SIGTERM (exit 134):
+    no ``finally`` ran, and a serve killed while Ray started left its stores running.
+    During ``ray.init`` itself Ray's Python handler ends the command with exit code 15,
+    through its ``finally`` blocks."""
+    current = signal.getsignal(signal.SIGTERM)
+    with _sigterm_handler(signal.SIG_DFL if current is None else current):
         yield
 
 

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from deployments.runtime.processes import sigterm_as_interrupt, sigterm_deferred
+from deployments.runtime.processes import sigterm_as_interrupt, sigterm_deferred, sigterm_kept
 
 pytestmark = pytest.mark.unit
 
@@ -31,11 +31,20 @@ def test_a_deferred_sigterm_arrives_when_the_step_is_done():
     assert done == ["the step ran to its end"]
 
 
+def test_a_handler_replaced_inside_the_block_comes_back():
+    # ray.init installs its own SIGTERM handler (one that aborts the process)
+    with sigterm_as_interrupt():
+        with sigterm_kept():
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
 def test_outside_the_main_thread_nothing_changes():
     seen = []
 
     def run():
-        with sigterm_as_interrupt(), sigterm_deferred():
+        with sigterm_as_interrupt(), sigterm_deferred(), sigterm_kept():
             seen.append(signal.getsignal(signal.SIGTERM))
 
     before = signal.getsignal(signal.SIGTERM)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import itertools
 import os
 import re
 import subprocess
@@ -113,17 +114,23 @@ class EmbeddedPostgres(ManagedServer):
     def pid(self) -> int | None:
         """Pid of the running postmaster of :attr:`pgdata`, else None. A
         ``postmaster.pid`` left by a server that died is stale: its pid counts only while
-        it is a ``postgres`` process that started when the file says (within 2 s) over
-        this data directory, so a process that reused the pid is never taken for it."""
+        it is a ``postgres`` process started with ``-D`` this data directory, so a
+        process that reused the pid is never taken for it. (Not by start time: a process's
+        start time moves after the machine sleeps, and a live server was taken for a
+        stale file; ``make serve`` then left PostgreSQL running.)"""
         recorded = self._postmaster()
         if recorded is None:
             return None
-        pid, pgdata, started_at = recorded
+        pid, pgdata, _ = recorded
         process = live_process(pid)
         if process is None or pgdata.resolve() != self.pgdata.resolve():
             return None
         try:
-            ours = "postgres" in process.name() and abs(process.create_time() - started_at) <= 2
+            arguments = process.cmdline()
+            ours = "postgres" in process.name() and any(
+                flag == "-D" and Path(value).resolve() == self.pgdata.resolve()
+                for flag, value in itertools.pairwise(arguments)
+            )
         except psutil.Error:
             return None
         return pid if ours else None

@@ -167,3 +167,19 @@ def test_an_ingest_killed_during_its_first_start_leaves_a_data_dir_that_starts(t
         # the postgres folder appears when initdb begins
         _kill_ingest_when(tmp_path, cleanup, (tmp_path / "postgres").exists, poll_s=0.02)
         assert EmbeddedPostgres(tmp_path).start().is_running()  # the cluster is whole
+
+
+def test_a_running_server_is_known_whatever_start_time_its_pid_file_gives(tmp_path):
+    """After the machine sleeps, a process's start time as the OS reports it moves away
+    from the one ``postmaster.pid`` records: the live server must still be taken for the
+    server (it is told by ``-D``), or Ctrl-C and ``stop-stores`` leave it running."""
+    with contextlib.ExitStack() as cleanup:
+        cleanup.callback(EmbeddedPostgres(tmp_path).stop)
+        EmbeddedPostgres(tmp_path).start()
+        pid_file = tmp_path / "postgres" / "postmaster.pid"
+        lines = pid_file.read_text().split("\n")
+        lines[2] = str(int(lines[2]) - 60)  # as after a minute of sleep
+        pid_file.write_text("\n".join(lines))
+        assert EmbeddedPostgres(tmp_path).is_running()
+        EmbeddedPostgres(tmp_path).stop()
+        assert not EmbeddedPostgres(tmp_path).is_running()

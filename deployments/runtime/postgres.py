@@ -102,11 +102,11 @@ class EmbeddedPostgres(ManagedServer):
         ``pg_ctl -l``)."""
         return self.pgdata / "log"
 
-    def _postmaster(self) -> tuple[int, Path, float] | None:
-        """``postmaster.pid``'s pid, data directory and start time (epoch s)."""
+    def _postmaster(self) -> tuple[int, Path] | None:
+        """``postmaster.pid``'s pid and data directory."""
         try:
             lines = (self.pgdata / "postmaster.pid").read_text().splitlines()
-            return int(lines[0].strip()), Path(lines[1].strip()), float(lines[2].strip())
+            return int(lines[0].strip()), Path(lines[1].strip())
         except (OSError, IndexError, ValueError):
             return None
 
@@ -121,7 +121,7 @@ class EmbeddedPostgres(ManagedServer):
         recorded = self._postmaster()
         if recorded is None:
             return None
-        pid, pgdata, _ = recorded
+        pid, pgdata = recorded
         process = live_process(pid)
         if process is None or pgdata.resolve() != self.pgdata.resolve():
             return None

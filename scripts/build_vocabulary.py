@@ -5,7 +5,9 @@ Sources (all under ``../shared/data``; see its README for licences):
   substances (drug-named-entity-recognition 2.0.9: DrugBank open data CC0, MeSH, Wikipedia);
 - ``drug_labels/ema_leaflet_sections.jsonl`` and ``drug_labels/fda_indications.jsonl``:
   product (brand) names not in the table above, mapped to the active substance their label
-  names (EMA product information; FDA structured product labels, public domain);
+  names (EMA product information; FDA structured product labels, public domain); an EMA
+  product whose leaflet names no drug as its active substance (most vaccines) is a drug
+  row of its own name;
 - ``vocabulary/hgnc_genes.tsv``: protein-coding HGNC gene symbols and aliases, matched
   exactly as written;
 - ``vocabulary/icd10cm.tsv``: ICD-10-CM category names and short disease names
@@ -39,7 +41,8 @@ so a brand maps to the parent whatever spelling the source used (Glivec and Glee
 imatinib). Rows that are MeSH descriptors only (no DrugBank id or MedlinePlus page, not a
 salt and not a ChEMBL approved drug: proteins, receptors, vaccines, research chemicals)
 are typed ``other``, plural class descriptors (``tumor necrosis factor inhibitors``)
-``class``.
+``class``; a row that a stored leaflet or label sells under one of its names is a drug
+whatever the table says (``amlodipine/valsartan``: Exforge; ``epoetin alfa``: Retacrit).
 
 Also written: ``known_words.txt.gz`` (words of six letters or more that are not typos of
 drug names: English words with zipf >= 2.0 and the words of the stored leaflets, minus
@@ -626,27 +629,61 @@ def read_brands(data: Path) -> set[str]:
     return brands - generics
 
 
+#: The clause a leaflet names its active substances in: "X contains the active substance
+#: darifenacin" (section 1), "The active substances are amlodipine and valsartan" (6).
+_CONTAINS_RE = re.compile(r"contains? (?:the )?active substances? ([^.;]+)", re.I)
+_SUBSTANCE_RE = re.compile(
+    r"(?:contains? (?:the )?active substances? |the active substances? (?:is|are) )([^.;]+)",
+    re.I,
+)
+_EXCIPIENTS_RE = re.compile(r"\b(?:the )?other (?:excipients|ingredients)\b", re.I)
+
+
+def leaflet_sections(data: Path) -> dict[str, list[tuple[str, str]]]:
+    """EMA product (the leaflet's ``drug`` field) -> its (section title, text) in file order."""
+    sections: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            sections[row["drug"]].append((row["section"], row["text"]))
+    return sections
+
+
+def leaflet_substances(sections: list[tuple[str, str]], vocabulary: Vocabulary) -> list[str]:
+    """The drugs (canonical names) a leaflet names as its active substance, in order: the
+    active-substance clause of section 1, else the first 300 characters of section 1,
+    else the first active-substance clause of any other section (a leaflet whose section 1
+    names only what the medicine does keeps "The active substance is silodosin" for
+    section 6). Empty when none names a drug (most vaccines)."""
+    first = next((text for title, text in sections if re.match(r"1\.", title)), None)
+    windows = []
+    if first is not None:
+        match = _CONTAINS_RE.search(first)
+        windows.append(match.group(1) if match else first[:300])
+    windows.extend(match.group(1) for _, text in sections for match in _SUBSTANCE_RE.finditer(text))
+    for window in windows:
+        # A clause with no full stop runs on into the excipients ("... factor VIIa The
+        # other excipients are: arginine ..."): read it up to them.
+        window = _EXCIPIENTS_RE.split(window)[0]
+        found = [
+            m.entity.canonical
+            for m in vocabulary.find(window, correct_typos=False)
+            if m.entity.is_drug
+        ]
+        if found:
+            return list(dict.fromkeys(found))
+    return []
+
+
 def product_aliases(data: Path, drugs: dict[str, dict]) -> dict[str, list[str]]:
     """Brand names from EMA leaflets and FDA labels -> active substance (canonical)."""
     vocabulary = _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])
     known = {name.lower() for entry in drugs.values() for name in [entry["c"], *entry["a"]]}
     aliases: dict[str, list[str]] = defaultdict(list)
-    first_sections: dict[str, str] = {}
-    with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line)
-            if re.match(r"1\.", row["section"]) and row["drug"] not in first_sections:
-                first_sections[row["drug"]] = row["text"]
-    for product, text in first_sections.items():
+    for product, sections in leaflet_sections(data).items():
         if product.lower() in known:
             continue
-        match = re.search(r"contains? (?:the )?active substances? ([^.;]+)", text, re.I)
-        window = match.group(1) if match else text[:300]
-        substances = [
-            m.entity.canonical
-            for m in vocabulary.find(window, correct_typos=False)
-            if m.entity.is_drug
-        ]
+        substances = leaflet_substances(sections, vocabulary)
         name = product.replace("-", " ").title()
         if substances and _keep(name, "alias", set()):
             aliases[substances[0].lower()].append(name)
@@ -662,6 +699,41 @@ def product_aliases(data: Path, drugs: dict[str, dict]) -> dict[str, list[str]]:
                 if name.lower() not in known and len(name) >= 4 and _keep(name, "alias", set()):
                     aliases[generic].append(name.title())
     return {generic: sorted(set(names)) for generic, names in aliases.items()}
+
+
+def _is_brand(name: str, brands: set[str]) -> bool:
+    # A generic name with its salt ("levothyroxine sodium", an FDA product name) names
+    # the substance's own row, not a product of the row that lists it as a synonym.
+    lowered = name.lower()
+    return lowered in brands and strip_salt(lowered) == lowered
+
+
+def mark_sold_as_drugs(drugs: dict[str, dict], brands: set[str]) -> int:
+    """A row that a stored leaflet or label sells under one of its names is a medicine:
+    typed ``other`` for want of a DrugBank id (``amlodipine/valsartan``, sold as Exforge;
+    ``epoetin alfa``, as Binocrit and Retacrit), it becomes ``drug``, so the product's
+    name is read as a drug (typo correction, R-ENT-1, BM25 synonyms). ``brands`` as
+    ``read_brands``. Returns the number of rows changed."""
+    marked = 0
+    for entry in drugs.values():
+        if entry["t"] == "other" and any(_is_brand(n, brands) for n in (entry["c"], *entry["a"])):
+            entry["t"] = "drug"
+            marked += 1
+    return marked
+
+
+def product_rows(data: Path, drugs: dict[str, dict]) -> list[dict]:
+    """A drug row for each EMA product no row names, named by the product itself: the
+    leaflets of most vaccines (Gardasil, Fluad) name antigens, not a drug, and without a
+    row a misspelt product name found nothing. Names as ``product_aliases`` keeps them."""
+    known = {match_key(name) for entry in drugs.values() for name in (entry["c"], *entry["a"])}
+    rows = []
+    for product in leaflet_sections(data):
+        name = product.replace("-", " ").title()
+        if match_key(name) not in known and _keep(name, "alias", set()):
+            rows.append({"c": name, "t": "drug", "a": []})
+            known.add(match_key(name))
+    return rows
 
 
 _WORD_RE = re.compile(r"[^\W\d_]{6,}")
@@ -1022,7 +1094,15 @@ def build(data: Path, out: Path) -> dict:
         entry = drugs.get(generic)
         if entry is not None:
             entry["a"].extend(n for n in names if n not in entry["a"])
-    rows = [*read_curated(data), *drugs.values(), *read_genes(data), *read_diseases(data)]
+    sold_as_drugs = mark_sold_as_drugs(drugs, brands)
+    products = product_rows(data, drugs)
+    rows = [
+        *read_curated(data),
+        *drugs.values(),
+        *products,
+        *read_genes(data),
+        *read_diseases(data),
+    ]
     classes = read_drug_classes(
         data, _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])
     )
@@ -1065,6 +1145,8 @@ def build(data: Path, out: Path) -> dict:
         "names_not_matched": len(unmatched),
         "drug_classes_with_members": len(classes),
         "antibody_first_word_aliases": antibody_aliases,
+        "sold_rows_typed_drug": sold_as_drugs,
+        "product_rows": len(products),
     }
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.vocabulary import KNOWN_WORDS, SHIPPED_VOCABULARY, Vocabulary, name_filter_reason
+from pipeline.vocabulary_entities import Entity
 
 pytestmark = pytest.mark.unit
 
@@ -205,4 +206,61 @@ def test_the_shipped_vocabulary_reads_an_antibody_conjugate_by_its_first_word():
     misspelt = vocabulary.find("sacituzumb govitecan")
     assert [(m.entity.canonical, m.correction) for m in misspelt] == [
         ("sacituzumab govitecan", "sacituzumab")
+    ]
+
+
+def test_a6_leaflet_substance_is_read_from_any_section(build):
+    vocabulary = Vocabulary(
+        [Entity("silodosin", "drug"), Entity("arginine", "drug"), Entity("aspirin", "drug")],
+        known_words=(),
+    )
+    silodyx = [
+        ("1. What Silodyx is and what it is used for", "Silodyx belongs to a group of medicines."),
+        ("2. What you need to know", "Not if allergic to the active substance or to aspirin."),
+        ("6. Contents of the pack", "The active substance is silodosin. The other ..."),
+    ]
+    assert build.leaflet_substances(silodyx, vocabulary) == ["silodosin"]
+    # a clause without a full stop is read up to the excipients, not into them
+    cevenfacta = [
+        ("1. What Cevenfacta is", "It contains the active substance eptacog beta"),
+        ("6. Contents", "The active substance is eptacog beta The other excipients are: arginine"),
+    ]
+    assert build.leaflet_substances(cevenfacta, vocabulary) == []
+
+
+def test_a6_a_row_sold_under_a_brand_is_a_drug(build):
+    drugs = {
+        "amlodipine/valsartan": {"c": "amlodipine/valsartan", "t": "other", "a": ["Exforge"]},
+        "thyroxine": {"c": "thyroxine", "t": "other", "a": ["levothyroxine sodium"]},
+        "tnf inhibitors": {"c": "tnf inhibitors", "t": "class", "a": ["Exforge"]},
+        "gelatin": {"c": "gelatin", "t": "other", "a": []},
+    }
+    brands = {"exforge", "levothyroxine sodium"}
+    assert build.mark_sold_as_drugs(drugs, brands) == 1
+    assert drugs["amlodipine/valsartan"]["t"] == "drug"
+    assert drugs["thyroxine"]["t"] == "other"  # a generic salt name is not a brand
+    assert drugs["tnf inhibitors"]["t"] == "class"
+    assert drugs["gelatin"]["t"] == "other"
+
+
+def test_the_shipped_vocabulary_reads_every_leaflet_product_as_a_drug():
+    vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
+    data = ROOT.parent / "shared" / "data" / "drug_labels" / "ema_leaflet_sections.jsonl"
+    if not data.exists():
+        pytest.skip("../shared/data is not here")
+    with open(data, encoding="utf-8") as handle:
+        products = {json.loads(line)["drug"] for line in handle}
+    unread = sorted(
+        product
+        for product in products
+        if not any(m.entity.is_drug for m in vocabulary.find(product.replace("-", " ")))
+    )
+    # "arsenic" (Arsenic trioxide Mylan) is a word before it is a product; "insulin" and
+    # "tachosil" are the table's own (generic) names of rows it types ``other``
+    assert unread == ["arsenic", "insulin", "tachosil"]
+    found = vocabulary.find("how should Gardasl be stored")
+    assert [(m.entity.canonical, m.correction) for m in found] == [("Gardasil", "Gardasil")]
+    assert vocabulary.match_drug_entities("Urorec and Exforge") == [
+        "silodosin",
+        "amlodipine/valsartan",
     ]

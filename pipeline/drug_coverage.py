@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from itertools import accumulate
 
 from pipeline.schema import NodeWithScore
-from pipeline.scoring import primary_drug_names
+from pipeline.scoring import drug_key, primary_drug_names
 
 __all__ = ["cover_named_drugs"]
 
@@ -21,7 +21,7 @@ def cover_named_drugs(ranked: list[NodeWithScore], named: Sequence[str]) -> list
     theirs is higher, so similarities stay non-increasing (A-2). ``ranked`` itself (the
     same list) when fewer than two named drugs have a chunk of their own, or their best
     chunks already lead."""
-    wanted = {drug.lower() for drug in named}
+    wanted = {drug_key(drug) for drug in named}
     if len(wanted) < 2:
         return ranked
     leaders: list[int] = []

@@ -16,6 +16,7 @@ from pipeline.schema import NodeWithScore, QueryRetrievalIntent
 from pipeline.scoring import (
     boost_terms_for_query,
     cross_drug_penalty,
+    drug_key,
     entity_match_score,
     primary_drug_names,
     section_match_score,
@@ -70,7 +71,7 @@ def protected_drugs(
     if terms is CrossDrugTerms.QUERY_DRUGS or not named:
         return named
     present = {drug for item in nodes for drug in primary_drug_names(item.node.metadata)}
-    return [drug for drug in named if drug.lower() in present]
+    return [drug for drug in named if drug_key(drug) in present]
 
 
 def min_max_normalise(scores: np.ndarray) -> np.ndarray:

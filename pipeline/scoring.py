@@ -19,6 +19,8 @@ __all__ = [
     "boost_terms_for_query",
     "combination_parts",
     "cross_drug_penalty",
+    "drug_key",
+    "drug_keys",
     "entity_boost_score",
     "entity_match_score",
     "primary_drug_names",
@@ -48,12 +50,28 @@ def combination_parts(name: str) -> frozenset[str]:
     return frozenset(part for part in _COMBINATION_SPLIT.split(name.lower()) if part)
 
 
+def drug_key(name: str) -> str:
+    """One spelling of a drug name for comparing names: lower case, a fixed combination's
+    substances in sorted order (``glecaprevir/pibrentasvir`` and ``glecaprevir and
+    pibrentasvir`` -> ``glecaprevir / pibrentasvir``; the vocabulary and the leaflets
+    write combinations both ways)."""
+    return " / ".join(sorted(combination_parts(name)))
+
+
+def drug_keys(drugs: Sequence[str]) -> frozenset[str]:
+    """The query-side names of ``drugs`` to meet :func:`primary_drug_names`: each name
+    lower-cased and its :func:`drug_key`."""
+    return frozenset({drug.lower() for drug in drugs} | {drug_key(drug) for drug in drugs})
+
+
 def primary_drug_names(metadata: Mapping[str, Any]) -> frozenset[str]:
     """A node's ``primary_drugs`` (R-ING-3), lower-cased, with each fixed combination's
     parts beside it: Paxlovid's ``nirmatrelvir and ritonavir`` is also ``nirmatrelvir``
-    and ``ritonavir``, so a question naming either drug matches the product."""
+    and ``ritonavir``, so a question naming either drug matches the product; and each
+    name's :func:`drug_key`, so the vocabulary's ``nirmatrelvir/ritonavir`` matches it too."""
     names = {drug.lower() for drug in parse_drug_list(metadata.get("primary_drugs"))}
-    return frozenset(names.union(*(combination_parts(name) for name in names)))
+    keys = {drug_key(name) for name in names}
+    return frozenset(names.union(keys, *(combination_parts(name) for name in names)))
 
 
 def entity_boost_score(metadata: Mapping[str, Any], drugs: Sequence[str]) -> float:
@@ -64,7 +82,7 @@ def entity_boost_score(metadata: Mapping[str, Any], drugs: Sequence[str]) -> flo
     if not drugs:
         return 0.0
     wanted = {drug.lower() for drug in drugs}
-    if primary_drug_names(metadata) & wanted:
+    if primary_drug_names(metadata) & drug_keys(drugs):
         return 1.0
     blob = path_blob(metadata)
     if any(contains_term(blob, drug) for drug in wanted):
@@ -151,7 +169,7 @@ def cross_drug_penalty(node: Node, drugs: Sequence[str], window: int = 512) -> f
     if not primary:
         return 0.0
     wanted = {drug.lower() for drug in drugs}
-    if primary & wanted:
+    if primary & drug_keys(drugs):
         return 0.0
     head = node.text[:window].lower()
     blob = path_blob(node.metadata)

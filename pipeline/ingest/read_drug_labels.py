@@ -42,8 +42,11 @@ def is_drug_class(name: str) -> bool:
 
 
 def active_substances(product: str, first_section: str, vocabulary: Vocabulary) -> list[str]:
-    """Active substances of a product: what its first leaflet section says it contains,
-    else what the vocabulary maps the product name to."""
+    """Active substances of a product: what its first leaflet section says it contains (at
+    most 3), then the drug the vocabulary reads the product's name as, where that is
+    another name: a question naming the product is read the same way, and must meet its
+    own leaflet (Cimzia is ``certolizumab`` in the vocabulary and ``certolizumab pegol``
+    in its leaflet; Zubsolv ``buprenorphine/naloxone`` and ``buprenorphine``)."""
     match = _ACTIVE_RE.search(first_section)
     window = match.group(1) if match else first_section[:300]
     window = _CLAUSE_END_RE.split(window, maxsplit=1)[0]
@@ -52,13 +55,12 @@ def active_substances(product: str, first_section: str, vocabulary: Vocabulary) 
         for d in vocabulary.match_drug_entities(window, correct_typos=False)
         if d.lower() != product.lower() and not is_drug_class(d)
     ]
-    if not found:
-        found = [
-            d
-            for d in vocabulary.match_drug_entities(product, correct_typos=False)
-            if not is_drug_class(d)
-        ]
-    return found[:3]
+    named = [
+        d
+        for d in vocabulary.match_drug_entities(product, correct_typos=False)
+        if not is_drug_class(d)
+    ]
+    return list(dict.fromkeys([*found[:3], *named[:1]]))
 
 
 #: Heading of the part of section 6 that lists the holder's local representatives (A-9);

@@ -9,7 +9,7 @@ import pytest
 from pipeline.ingest.chunker import chunk_document
 from pipeline.ingest.profile import document_profile, target_collections
 from pipeline.ingest.read_compounds import compound_record
-from pipeline.ingest.read_drug_labels import split_local_representatives
+from pipeline.ingest.read_drug_labels import active_substances, split_local_representatives
 from pipeline.ingest.readers import detect_format, read_source
 from pipeline.ingest.records import SourceRecord
 from pipeline.ingest.runner import IngestRunner, content_hash, validate_record
@@ -105,6 +105,27 @@ def test_r_ing_3_primary_drugs_document_drugs_else_chunk_mentions(vocabulary):
     )
     drafts = chunk_document([paper], "kb", vocabulary, IngestSettings())
     assert drafts[0].metadata["primary_drugs"][:2] == ["osimertinib", "gefitinib"]
+
+
+def test_r_ing_3_a_leaflet_also_has_the_drug_its_product_name_reads_as():
+    vocabulary = Vocabulary(
+        [
+            Entity("certolizumab", "drug", aliases=("Cimzia",)),
+            Entity("certolizumab pegol", "drug"),
+            Entity("osimertinib", "drug", aliases=("Tagrisso",)),
+        ],
+        known_words=(),
+    )
+    # a question naming Cimzia asks for "certolizumab": its leaflet must carry that name
+    cimzia = "Cimzia contains the active substance certolizumab pegol, which is a ..."
+    assert active_substances("cimzia", cimzia, vocabulary) == [
+        "certolizumab pegol",
+        "certolizumab",
+    ]
+    tagrisso = "Tagrisso contains the active substance osimertinib."
+    assert active_substances("tagrisso", tagrisso, vocabulary) == ["osimertinib"]
+    assert active_substances("tagrisso", "It treats lung cancer.", vocabulary) == ["osimertinib"]
+    assert active_substances("unknown", "It treats lung cancer.", vocabulary) == []
 
 
 def test_r_ing_4_profiles(vocabulary):

@@ -116,7 +116,12 @@ def test_combination_parts_and_primary_names():
     assert combination_parts("dapagliflozin/metformin") == {"dapagliflozin", "metformin"}
     assert combination_parts("insulin glargine") == {"insulin glargine"}
     names = primary_drug_names({"primary_drugs": '["nirmatrelvir and ritonavir"]'})
-    assert names == {"nirmatrelvir and ritonavir", "nirmatrelvir", "ritonavir"}
+    assert names == {
+        "nirmatrelvir and ritonavir",
+        "nirmatrelvir / ritonavir",
+        "nirmatrelvir",
+        "ritonavir",
+    }
     assert primary_drug_names({}) == frozenset()
 
 

@@ -6,6 +6,7 @@ from pipeline.schema import Node, NodeWithScore
 from pipeline.scoring import (
     PROFILE_WEIGHTS,
     cross_drug_penalty,
+    drug_key,
     entity_boost_score,
     entity_match_score,
     section_match_score,
@@ -109,3 +110,27 @@ def test_a9_set_aside_sections_unless_the_question_cues_them():
     kept = without_sections(hits, frozenset({"contacts"}))
     assert [hit.node_id for hit in kept] == ["n0", "n2"]
     assert without_sections(hits, frozenset()) == hits
+
+
+def test_a_combination_written_either_way_is_one_drug():
+    assert drug_key("Glecaprevir/Pibrentasvir") == "glecaprevir / pibrentasvir"
+    assert drug_key("pibrentasvir and glecaprevir") == "glecaprevir / pibrentasvir"
+    assert drug_key("Osimertinib") == "osimertinib"
+    # The vocabulary reads Maviret as "glecaprevir/pibrentasvir"; its leaflet's own drug
+    # is "glecaprevir and pibrentasvir". A leaflet that lists the combination only among
+    # its interactions is another product.
+    maviret = Node(
+        node_id="maviret",
+        text="Like all medicines, this medicine can cause side effects.",
+        metadata={"primary_drugs": ["glecaprevir and pibrentasvir"]},
+    )
+    assert entity_boost_score(maviret.metadata, ["glecaprevir/pibrentasvir"]) == 1.0
+    assert entity_boost_score(maviret.metadata, ["pibrentasvir, glecaprevir"]) == 1.0
+    assert cross_drug_penalty(maviret, ["glecaprevir/pibrentasvir"]) == 0.0
+    other = Node(
+        node_id="kaletra",
+        text="Do not take it with sildenafil.",
+        metadata={"primary_drugs": ["lopinavir and ritonavir"]},
+    )
+    assert entity_boost_score(other.metadata, ["glecaprevir/pibrentasvir"]) == 0.0
+    assert cross_drug_penalty(other, ["glecaprevir/pibrentasvir"]) == 1.0

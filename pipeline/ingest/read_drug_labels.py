@@ -44,9 +44,10 @@ def is_drug_class(name: str) -> bool:
 def active_substances(product: str, first_section: str, vocabulary: Vocabulary) -> list[str]:
     """Active substances of a product: what its first leaflet section says it contains (at
     most 3), then the drug the vocabulary reads the product's name as, where that is
-    another name: a question naming the product is read the same way, and must meet its
-    own leaflet (Cimzia is ``certolizumab`` in the vocabulary and ``certolizumab pegol``
-    in its leaflet; Zubsolv ``buprenorphine/naloxone`` and ``buprenorphine``)."""
+    another name; with none said, what the vocabulary reads the name as. A question
+    naming the product is read the same way and must meet its own leaflet (Cimzia is
+    ``certolizumab`` in the vocabulary and ``certolizumab pegol`` in its leaflet; Zubsolv
+    ``buprenorphine/naloxone`` and ``buprenorphine``)."""
     match = _ACTIVE_RE.search(first_section)
     window = match.group(1) if match else first_section[:300]
     window = _CLAUSE_END_RE.split(window, maxsplit=1)[0]
@@ -60,6 +61,8 @@ def active_substances(product: str, first_section: str, vocabulary: Vocabulary) 
         for d in vocabulary.match_drug_entities(product, correct_typos=False)
         if not is_drug_class(d)
     ]
+    if not found:
+        return named[:3]
     return list(dict.fromkeys([*found[:3], *named[:1]]))
 
 

@@ -113,6 +113,7 @@ def test_r_ing_3_a_leaflet_also_has_the_drug_its_product_name_reads_as():
             Entity("certolizumab", "drug", aliases=("Cimzia",)),
             Entity("certolizumab pegol", "drug"),
             Entity("osimertinib", "drug", aliases=("Tagrisso",)),
+            Entity("Gardasil", "drug"),
         ],
         known_words=(),
     )
@@ -126,6 +127,7 @@ def test_r_ing_3_a_leaflet_also_has_the_drug_its_product_name_reads_as():
     assert active_substances("tagrisso", tagrisso, vocabulary) == ["osimertinib"]
     assert active_substances("tagrisso", "It treats lung cancer.", vocabulary) == ["osimertinib"]
     assert active_substances("unknown", "It treats lung cancer.", vocabulary) == []
+    assert active_substances("gardasil", "Gardasil is a vaccine.", vocabulary) == ["Gardasil"]
 
 
 def test_r_ing_4_profiles(vocabulary):

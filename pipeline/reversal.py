@@ -37,7 +37,7 @@ def asks_for_reversal(query: str) -> bool:
 
 def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -> float:
     """Tier-2 entity score of a reversal question (A-11, in place of R-T2-5): 0.5 for a
-    chunk of a product whose substances are all named drugs (on the subject, not the
+    chunk of a product each of whose drugs is or contains a named drug (on the subject, not the
     answer: R-ENT-1's score of a name in the path); 1.0 for any other chunk that R-T2-5
     scores above 0, i.e. that names one of ``drugs`` (the drugs to reverse) in
     ``text[:window]`` (``window`` in characters), its path blob or its ``primary_drugs``
@@ -45,8 +45,10 @@ def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -
     0.0."""
     if not drugs:
         return 0.0
-    wanted = {drug.lower() for drug in drugs}
-    listed = [drug.lower() for drug in parse_drug_list(node.metadata.get("primary_drugs"))]
-    if listed and all(name in wanted or combination_parts(name) <= wanted for name in listed):
+    wanted = frozenset().union(*(combination_parts(drug) for drug in drugs))
+    listed = parse_drug_list(node.metadata.get("primary_drugs"))
+    # a listed name shares a substance with the named drugs: Zubsolv's "buprenorphine"
+    # and "buprenorphine/naloxone" are both on the subject of "antidote for buprenorphine"
+    if listed and all(combination_parts(name) & wanted for name in listed):
         return 0.5
     return 1.0 if entity_match_score(node, drugs, window) > 0 else 0.0

@@ -45,9 +45,11 @@ _COMBINATION_SPLIT = re.compile(r",?\s+and\s+|\s*/\s*|,\s+")
 
 
 def combination_parts(name: str) -> frozenset[str]:
-    """The substances of one drug name, lower-cased: ``{"nirmatrelvir", "ritonavir"}``
-    for ``nirmatrelvir and ritonavir``; ``{name}`` for a single substance."""
-    return frozenset(part for part in _COMBINATION_SPLIT.split(name.lower()) if part)
+    """The substances of one drug name, lower-cased, without edge punctuation:
+    ``{"nirmatrelvir", "ritonavir"}`` for ``nirmatrelvir and ritonavir``; ``{name}`` for a
+    single substance (``epoetin alfa,`` -> ``{"epoetin alfa"}``)."""
+    parts = (part.strip(" ,;.") for part in _COMBINATION_SPLIT.split(name.lower()))
+    return frozenset(part for part in parts if part)
 
 
 def drug_key(name: str) -> str:

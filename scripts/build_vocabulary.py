@@ -41,8 +41,9 @@ so a brand maps to the parent whatever spelling the source used (Glivec and Glee
 imatinib). Rows that are MeSH descriptors only (no DrugBank id or MedlinePlus page, not a
 salt and not a ChEMBL approved drug: proteins, receptors, vaccines, research chemicals)
 are typed ``other``, plural class descriptors (``tumor necrosis factor inhibitors``)
-``class``; a row that a stored leaflet or label sells under one of its names is a drug
-whatever the table says (``amlodipine/valsartan``: Exforge; ``epoetin alfa``: Retacrit).
+``class``; a fixed combination that a stored leaflet or label sells is a drug whatever
+the table says (``amlodipine/valsartan``: Exforge), and a brand the table lists under
+another ``other`` row (``epoetin alfa``: Binocrit, Retacrit) is a drug row of its own.
 
 Also written: ``known_words.txt.gz`` (words of six letters or more that are not typos of
 drug names: English words with zipf >= 2.0 and the words of the stored leaflets, minus
@@ -708,18 +709,31 @@ def _is_brand(name: str, brands: set[str]) -> bool:
     return lowered in brands and strip_salt(lowered) == lowered
 
 
-def mark_sold_as_drugs(drugs: dict[str, dict], brands: set[str]) -> int:
-    """A row that a stored leaflet or label sells under one of its names is a medicine:
-    typed ``other`` for want of a DrugBank id (``amlodipine/valsartan``, sold as Exforge;
-    ``epoetin alfa``, as Binocrit and Retacrit), it becomes ``drug``, so the product's
-    name is read as a drug (typo correction, R-ENT-1, BM25 synonyms). ``brands`` as
-    ``read_brands``. Returns the number of rows changed."""
-    marked = 0
+def mark_sold_as_drugs(drugs: dict[str, dict], brands: set[str]) -> list[dict]:
+    """Rows typed ``other`` for want of a DrugBank id that a stored leaflet or label sells
+    under one of their names. A fixed combination of drugs (``amlodipine/valsartan``,
+    sold as Exforge) becomes ``drug``; from any other row (a category: ``vaccines,
+    combined`` lists Hexyon, Infanrix and Vaxelis; ``epoetin alfa`` Binocrit and
+    Retacrit) the brand names move to drug rows of their own, so that one product's name
+    is not another's. ``brands`` as ``read_brands``. Returns the new rows; changes
+    ``drugs`` in place."""
+    rows: list[dict] = []
     for entry in drugs.values():
-        if entry["t"] == "other" and any(_is_brand(n, brands) for n in (entry["c"], *entry["a"])):
+        if entry["t"] != "other":
+            continue
+        sold = [name for name in entry["a"] if _is_brand(name, brands)]
+        if "/" in entry["c"] and (sold or _is_brand(entry["c"], brands)):
             entry["t"] = "drug"
-            marked += 1
-    return marked
+            continue
+        if not sold:
+            continue
+        entry["a"] = [name for name in entry["a"] if name not in sold]
+        seen = set()
+        for name in sold:
+            if match_key(name) not in seen:
+                seen.add(match_key(name))
+                rows.append({"c": name.title() if name.islower() else name, "t": "drug", "a": []})
+    return rows
 
 
 def product_rows(data: Path, drugs: dict[str, dict]) -> list[dict]:
@@ -1094,8 +1108,10 @@ def build(data: Path, out: Path) -> dict:
         entry = drugs.get(generic)
         if entry is not None:
             entry["a"].extend(n for n in names if n not in entry["a"])
-    sold_as_drugs = mark_sold_as_drugs(drugs, brands)
-    products = product_rows(data, drugs)
+    sold_combinations = sum(1 for entry in drugs.values() if entry["t"] == "other")
+    brand_rows = mark_sold_as_drugs(drugs, brands)
+    sold_combinations -= sum(1 for entry in drugs.values() if entry["t"] == "other")
+    products = brand_rows + product_rows(data, {**drugs, **{r["c"].lower(): r for r in brand_rows}})
     rows = [
         *read_curated(data),
         *drugs.values(),
@@ -1145,7 +1161,7 @@ def build(data: Path, out: Path) -> dict:
         "names_not_matched": len(unmatched),
         "drug_classes_with_members": len(classes),
         "antibody_first_word_aliases": antibody_aliases,
-        "sold_rows_typed_drug": sold_as_drugs,
+        "sold_combinations_typed_drug": sold_combinations,
         "product_rows": len(products),
     }
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pipeline.ingest.records import SourceRecord, read_jsonl
 from pipeline.ingest.sections import heading_number, leaflet_section_numbers
+from pipeline.scoring import drug_key
 from pipeline.vocabulary import Vocabulary
 
 __all__ = [
@@ -61,9 +62,13 @@ def active_substances(product: str, first_section: str, vocabulary: Vocabulary) 
         for d in vocabulary.match_drug_entities(product, correct_typos=False)
         if not is_drug_class(d)
     ]
-    if not found:
-        return named[:3]
-    return list(dict.fromkeys([*found[:3], *named[:1]]))
+    chosen = found[:3] + named[:1] if found else named[:3]
+    # one spelling per drug: "sofosbuvir, velpatasvir, and voxilaprevir" adds nothing to
+    # the three substances the leaflet names
+    unique: dict[str, str] = {}
+    for drug in chosen:
+        unique.setdefault(drug_key(drug), drug)
+    return list(unique.values())
 
 
 #: Heading of the part of section 6 that lists the holder's local representatives (A-9);

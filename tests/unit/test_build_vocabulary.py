@@ -231,14 +231,22 @@ def test_a6_leaflet_substance_is_read_from_any_section(build):
 def test_a6_a_row_sold_under_a_brand_is_a_drug(build):
     drugs = {
         "amlodipine/valsartan": {"c": "amlodipine/valsartan", "t": "other", "a": ["Exforge"]},
+        "epoetin alfa": {"c": "epoetin alfa", "t": "other", "a": ["Binocrit", "eprex", "Retacrit"]},
         "thyroxine": {"c": "thyroxine", "t": "other", "a": ["levothyroxine sodium"]},
         "tnf inhibitors": {"c": "tnf inhibitors", "t": "class", "a": ["Exforge"]},
         "gelatin": {"c": "gelatin", "t": "other", "a": []},
     }
-    brands = {"exforge", "levothyroxine sodium"}
-    assert build.mark_sold_as_drugs(drugs, brands) == 1
+    brands = {"exforge", "binocrit", "retacrit", "levothyroxine sodium"}
+    rows = build.mark_sold_as_drugs(drugs, brands)
+    # a fixed combination is the product's drug; a brand of any other row is its own
     assert drugs["amlodipine/valsartan"]["t"] == "drug"
+    assert rows == [
+        {"c": "Binocrit", "t": "drug", "a": []},
+        {"c": "Retacrit", "t": "drug", "a": []},
+    ]
+    assert drugs["epoetin alfa"] == {"c": "epoetin alfa", "t": "other", "a": ["eprex"]}
     assert drugs["thyroxine"]["t"] == "other"  # a generic salt name is not a brand
+    assert drugs["thyroxine"]["a"] == ["levothyroxine sodium"]
     assert drugs["tnf inhibitors"]["t"] == "class"
     assert drugs["gelatin"]["t"] == "other"
 

@@ -61,6 +61,10 @@ def test_a11_entity_score_puts_the_agent_above_the_named_drug():
     assert reversal_entity_score(own.node, drugs) == 0.5
     assert reversal_entity_score(other.node, drugs) == 0.0
     assert reversal_entity_score(agent.node, []) == 0.0
+    # a product named both by its substance and by its combination is on the subject
+    zubsolv = hit("zubsolv", text="Zubsolv contains buprenorphine and naloxone.",
+                  primary_drugs=["buprenorphine", "buprenorphine/naloxone"])
+    assert reversal_entity_score(zubsolv.node, ["buprenorphine"]) == 0.5
     # R-T2-5 as for any question: the drug's own leaflet first
     assert entity_match_score(own.node, drugs) == 1.0
     assert entity_match_score(agent.node, drugs) == 0.75

@@ -78,7 +78,8 @@ def primary_drug_names(metadata: Mapping[str, Any]) -> frozenset[str]:
 
 def entity_boost_score(metadata: Mapping[str, Any], drugs: Sequence[str]) -> float:
     """Entity boost (R-ENT-1): 1.0 when a ``primary_drugs`` value (or a part of a fixed
-    combination, :func:`primary_drug_names`) equals a query drug, 0.5 when a query drug
+    combination, :func:`primary_drug_names`) equals a query drug (compared by
+    :func:`drug_key`: a combination in either spelling), 0.5 when a query drug
     appears in the path / file_name / document_name / source_uri blob, else 0.0.
     Case-insensitive; blob hits follow the letter-boundary rule."""
     if not drugs:

@@ -63,7 +63,7 @@ import gzip
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
 import yaml
@@ -676,16 +676,23 @@ def leaflet_substances(sections: list[tuple[str, str]], vocabulary: Vocabulary) 
     return []
 
 
-def product_aliases(data: Path, drugs: dict[str, dict]) -> dict[str, list[str]]:
-    """Brand names from EMA leaflets and FDA labels -> active substance (canonical)."""
+def _product_name(product: str) -> str:
+    return product.replace("-", " ").title()
+
+
+def product_aliases(
+    data: Path, drugs: dict[str, dict], sections: dict[str, list[tuple[str, str]]]
+) -> dict[str, list[str]]:
+    """Brand names from EMA leaflets (``sections`` as ``leaflet_sections``) and FDA labels
+    -> active substance (canonical)."""
     vocabulary = _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])
     known = {name.lower() for entry in drugs.values() for name in [entry["c"], *entry["a"]]}
     aliases: dict[str, list[str]] = defaultdict(list)
-    for product, sections in leaflet_sections(data).items():
+    for product, leaflet in sections.items():
         if product.lower() in known:
             continue
-        substances = leaflet_substances(sections, vocabulary)
-        name = product.replace("-", " ").title()
+        substances = leaflet_substances(leaflet, vocabulary)
+        name = _product_name(product)
         if substances and _keep(name, "alias", set()):
             aliases[substances[0].lower()].append(name)
     with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
@@ -709,14 +716,15 @@ def _is_brand(name: str, brands: set[str]) -> bool:
     return lowered in brands and strip_salt(lowered) == lowered
 
 
-def mark_sold_as_drugs(drugs: dict[str, dict], brands: set[str]) -> list[dict]:
+def mark_sold_as_drugs(drugs: dict[str, dict], brands: set[str]) -> tuple[int, list[dict]]:
     """Rows typed ``other`` for want of a DrugBank id that a stored leaflet or label sells
     under one of their names. A fixed combination of drugs (``amlodipine/valsartan``,
     sold as Exforge) becomes ``drug``; from any other row (a category: ``vaccines,
     combined`` lists Hexyon, Infanrix and Vaxelis; ``epoetin alfa`` Binocrit and
     Retacrit) the brand names move to drug rows of their own, so that one product's name
-    is not another's. ``brands`` as ``read_brands``. Returns the new rows; changes
-    ``drugs`` in place."""
+    is not another's. ``brands`` as ``read_brands``. Returns the number of combinations
+    typed ``drug`` and the new rows; changes ``drugs`` in place."""
+    promoted = 0
     rows: list[dict] = []
     for entry in drugs.values():
         if entry["t"] != "other":
@@ -724,6 +732,7 @@ def mark_sold_as_drugs(drugs: dict[str, dict], brands: set[str]) -> list[dict]:
         sold = [name for name in entry["a"] if _is_brand(name, brands)]
         if "/" in entry["c"] and (sold or _is_brand(entry["c"], brands)):
             entry["t"] = "drug"
+            promoted += 1
             continue
         if not sold:
             continue
@@ -733,17 +742,18 @@ def mark_sold_as_drugs(drugs: dict[str, dict], brands: set[str]) -> list[dict]:
             if match_key(name) not in seen:
                 seen.add(match_key(name))
                 rows.append({"c": name.title() if name.islower() else name, "t": "drug", "a": []})
-    return rows
+    return promoted, rows
 
 
-def product_rows(data: Path, drugs: dict[str, dict]) -> list[dict]:
-    """A drug row for each EMA product no row names, named by the product itself: the
-    leaflets of most vaccines (Gardasil, Fluad) name antigens, not a drug, and without a
-    row a misspelt product name found nothing. Names as ``product_aliases`` keeps them."""
-    known = {match_key(name) for entry in drugs.values() for name in (entry["c"], *entry["a"])}
+def product_rows(products: Iterable[str], rows_so_far: Iterable[dict]) -> list[dict]:
+    """A drug row for each EMA product (leaflet ``drug`` field) no row of ``rows_so_far``
+    names, named by the product itself: the leaflets of most vaccines (Gardasil, Fluad)
+    name antigens, not a drug, and without a row a misspelt product name found nothing.
+    Names as ``product_aliases`` keeps them."""
+    known = {match_key(name) for entry in rows_so_far for name in (entry["c"], *entry["a"])}
     rows = []
-    for product in leaflet_sections(data):
-        name = product.replace("-", " ").title()
+    for product in products:
+        name = _product_name(product)
         if match_key(name) not in known and _keep(name, "alias", set()):
             rows.append({"c": name, "t": "drug", "a": []})
             known.add(match_key(name))
@@ -1104,14 +1114,13 @@ def build(data: Path, out: Path) -> dict:
     FILTERED.clear()
     brands = read_brands(data)
     drugs = read_drugs(data, brands)
-    for generic, names in product_aliases(data, drugs).items():
+    sections = leaflet_sections(data)
+    for generic, names in product_aliases(data, drugs, sections).items():
         entry = drugs.get(generic)
         if entry is not None:
             entry["a"].extend(n for n in names if n not in entry["a"])
-    sold_combinations = sum(1 for entry in drugs.values() if entry["t"] == "other")
-    brand_rows = mark_sold_as_drugs(drugs, brands)
-    sold_combinations -= sum(1 for entry in drugs.values() if entry["t"] == "other")
-    products = brand_rows + product_rows(data, {**drugs, **{r["c"].lower(): r for r in brand_rows}})
+    sold_combinations, brand_rows = mark_sold_as_drugs(drugs, brands)
+    products = brand_rows + product_rows(sections, [*drugs.values(), *brand_rows])
     rows = [
         *read_curated(data),
         *drugs.values(),

@@ -237,8 +237,9 @@ def test_a6_a_row_sold_under_a_brand_is_a_drug(build):
         "gelatin": {"c": "gelatin", "t": "other", "a": []},
     }
     brands = {"exforge", "binocrit", "retacrit", "levothyroxine sodium"}
-    rows = build.mark_sold_as_drugs(drugs, brands)
+    promoted, rows = build.mark_sold_as_drugs(drugs, brands)
     # a fixed combination is the product's drug; a brand of any other row is its own
+    assert promoted == 1
     assert drugs["amlodipine/valsartan"]["t"] == "drug"
     assert rows == [
         {"c": "Binocrit", "t": "drug", "a": []},

@@ -124,12 +124,17 @@ class Retriever:
         deadline = deadline or (time.monotonic() + self.settings.budgets.request_ms / 1000.0)
         trace: list[StageTrace] = []
         intent = self._intent(request.query, trace)
+        query = request.query
+        if self.settings.routing.search_corrected_query and intent.corrections:  # A-12
+            query = self.vocabulary.corrected(query)
         scope = request.scope()
         scope = None if scope.is_empty else scope
-        decision = await self._route(request, intent, scope, image is not None, trace, deadline)
+        decision = await self._route(
+            request, query, intent, scope, image is not None, trace, deadline
+        )
         context = SearchContext(
             request=request,
-            query=request.query,
+            query=query,
             intent=intent,
             scope=scope,
             alpha=(
@@ -169,21 +174,22 @@ class Retriever:
     async def _route(
         self,
         request: SearchRequest,
+        query: str,
         intent: QueryRetrievalIntent,
         scope: ScopeFilter | None,
         has_image: bool,
         trace: list[StageTrace],
         deadline: float,
     ) -> QueryRouteDecision:
-        """SPEC.md section 3, then the request's own limits: the general default route
-        for another namespace (R-RT-1), image plans for an upload, the ``collections``
-        restriction."""
+        """SPEC.md section 3 for ``query`` (the question as the stages read it, A-12),
+        then the request's own limits: the general default route for another namespace
+        (R-RT-1), image plans for an upload, the ``collections`` restriction."""
         in_scope = await scope_collections(
             self.ports.registry, scope, trace, self.settings.budgets.plan_ms, deadline
         )
         stage = Stage("routing", items_in=1)
         decision = self.router.route(
-            request.query,
+            query,
             plugin_namespace=request.namespace,
             has_image=has_image,
             route_mode=request.route_mode,

@@ -83,6 +83,10 @@ class RoutingSettings(_Frozen):
     #: A-5: section cues from the table of section words, lay phrasing included (see
     #: intent.section_cues_for); False is R-INT-6 as the seed wrote it.
     extended_section_cues: bool = True
+    #: A-12: every stage reads the question with each misspelt drug name corrected (A-6):
+    #: BM25 and the encoders meet ``Stocrin``, not ``Stcrin``. False leaves the typo in
+    #: the text the stages read (only the entities are corrected, as A-6 alone did).
+    search_corrected_query: bool = True
     #: R-RT-5: a text question that names a drug also searches the chemical collection.
     #: False routes it to text only (a structure question still goes to chemistry, R-RT-3).
     chemical_for_drug_queries: bool = True

@@ -374,6 +374,15 @@ class Vocabulary:
             )
         )
 
+    def corrected(self, text: str) -> str:
+        """``text`` with each misspelt drug name written as the name it was read as (A-6,
+        A-12): ``"how should Stcrin be stored"`` -> ``"how should Stocrin be stored"``;
+        ``text`` itself when it has no correction."""
+        fixes = [match for match in self.find(text) if match.correction]
+        for match in reversed(fixes):  # right to left, so earlier spans keep their offsets
+            text = text[: match.start] + match.correction + text[match.end :]
+        return text
+
     def clear_cache(self) -> None:
         """Forget the cached matches of recent texts (``find`` keeps the last 4096 short
         texts: one request matches its query in several stages)."""

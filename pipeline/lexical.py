@@ -116,14 +116,19 @@ def word_forms(text: str, form: str) -> str:
 
 
 def _dictionary_tokens(
-    text: str, vocabulary: Vocabulary | None, synonyms: bool, per_occurrence: bool = False
+    text: str,
+    vocabulary: Vocabulary | None,
+    synonyms: bool,
+    per_occurrence: bool = False,
+    correct_typos: bool | None = None,
 ) -> list[str]:
     # per_occurrence: one token per hit, so that a synonym weighs what the name it stands
-    # for weighs (BM25 term frequency); else each token once.
+    # for weighs (BM25 term frequency); else each token once. A document is read as
+    # written (correct_typos=False): a short chunk is not a query.
     extra = [_joined(match.group(0)) for match in _PHRASE_RE.finditer(text)]
     extra.extend(greek_variants(text))
     if vocabulary is not None:
-        for match in vocabulary.find(text):
+        for match in vocabulary.find(text, correct_typos):
             if len(tokens(match.surface)) > 1:
                 extra.append(_joined(match.surface))
             if (
@@ -139,9 +144,10 @@ def _dictionary_tokens(
 
 
 #: Version of the indexed BM25 text's form; part of the ingest's content hash, so that a
-#: new form re-writes stored chunks (2: dictionary and synonym tokens once per hit).
+#: new form re-writes stored chunks (2: dictionary and synonym tokens once per hit; 3: no
+#: typo look-up in a short chunk).
 #: ``word_form`` is part of the hash beside it (``pipeline.ingest.runner``).
-LEXICAL_TEXT_VERSION = 2
+LEXICAL_TEXT_VERSION = 3
 
 
 def lexical_document_text(
@@ -159,9 +165,9 @@ def lexical_document_text(
     title = section_title.strip()
     parts = [title] * settings.title_weight if title else []
     parts.append(text)
-    extra = _dictionary_tokens(title, vocabulary, settings.synonyms, per_occurrence=True)
+    extra = _dictionary_tokens(title, vocabulary, settings.synonyms, True, correct_typos=False)
     extra *= settings.title_weight
-    extra += _dictionary_tokens(text, vocabulary, settings.synonyms, per_occurrence=True)
+    extra += _dictionary_tokens(text, vocabulary, settings.synonyms, True, correct_typos=False)
     if extra:
         parts.append(" ".join(extra))
     text = "\n".join(parts)

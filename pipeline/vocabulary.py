@@ -65,9 +65,10 @@ from pipeline.vocabulary_rules import (
     strip_salt,
 )
 from pipeline.vocabulary_typos import (
-    MIN_TYPO_WORD,
+    SHORT_TYPO_WORD,
     TYPO_MAX_CHARS,
     TypoIndex,
+    is_abbreviation_like,
     typo_matches,
     typo_targets,
 )
@@ -309,12 +310,13 @@ class Vocabulary:
 
     def correct(self, word: str) -> tuple[str, Entity] | None:
         """The drug ``word`` is a misspelling of (A-6): ``(name, entity)`` for the one drug
-        name or brand within edit distance 1 (6-9 letters) or 2 (10+ letters), compared
-        with names of the same first letter; None for short words, known words
-        (``KNOWN_WORDS``), vocabulary names, stop names (``magnesium`` is not a misspelt
-        ``magnésium``), or two drugs equally close."""
+        name or brand within edit distance 1 (4-9 letters) or 2 (10+ letters), compared
+        with names of the same first letter; None for words of fewer than four letters,
+        short words in capitals (abbreviations), known words (``KNOWN_WORDS``),
+        vocabulary names, stop names (``magnesium`` is not a misspelt ``magnésium``), or
+        two drugs equally close."""
         folded = fold(word)
-        if len(folded) < MIN_TYPO_WORD or not folded.isalpha():
+        if len(folded) < SHORT_TYPO_WORD or not folded.isalpha() or is_abbreviation_like(word):
             return None
         key = match_key(folded)
         if folded in self._known() or key in self._name_index or key in self._stop_keys:

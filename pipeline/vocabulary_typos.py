@@ -1,11 +1,13 @@
-"""Typo tolerance of the vocabulary (A-6): a word of six or more letters that matches
+"""Typo tolerance of the vocabulary (A-6): a word of four or more letters that matches
 nothing is looked up by edit distance among drug names and brands (``osimertinb`` ->
-``osimertinib``); the match carries the correction (``EntityMatch.correction``).
+``osimertinib``, ``Eyea`` -> ``Eylea``); the match carries the correction
+(``EntityMatch.correction``).
 
-The edit distance allowed depends on word length (1 for 6-9 letters, 2 for 10 or more);
-words of the known-words list (``KNOWN_WORDS``) are never read as typos. Texts longer than
-``TYPO_MAX_CHARS`` are documents, not queries: ``Vocabulary.find`` looks up no typos in
-them unless asked.
+The edit distance allowed depends on word length (1 for 4-9 letters, 2 for 10 or more);
+words of the known-words list (``KNOWN_WORDS``) are never read as typos, nor is a short
+word (4-5 letters) written in capitals, which is an abbreviation (``AICR`` is not a
+misspelt ``AICAR``). Texts longer than ``TYPO_MAX_CHARS`` are documents, not queries:
+``Vocabulary.find`` looks up no typos in them unless asked.
 """
 
 from __future__ import annotations
@@ -15,12 +17,22 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from pipeline.vocabulary_entities import Entity, EntityMatch
 
-__all__ = ["MIN_TYPO_WORD", "TYPO_MAX_CHARS", "TypoIndex", "typo_matches", "typo_targets"]
+__all__ = [
+    "MIN_TYPO_WORD",
+    "SHORT_TYPO_WORD",
+    "TYPO_MAX_CHARS",
+    "TypoIndex",
+    "is_abbreviation_like",
+    "typo_matches",
+    "typo_targets",
+]
 
-#: Typo tolerance (A-6): the shortest word looked up, and the edit distance allowed by
-#: word length (1 for 6-9 letters, 2 for 10 or more).
+#: Typo tolerance (A-6): the shortest word looked up (``SHORT_TYPO_WORD``), the shortest
+#: word whose capitals do not make it an abbreviation (``MIN_TYPO_WORD``), and the edit
+#: distance allowed by word length (1 for 4-9 letters, 2 for 10 or more).
+SHORT_TYPO_WORD = 4
 MIN_TYPO_WORD = 6
-_TYPO_WORD_RE = re.compile(r"(?<![^\W_])[^\W\d_]{6,}(?![^\W_])")
+_TYPO_WORD_RE = re.compile(r"(?<![^\W_])[^\W\d_]{4,}(?![^\W_])")
 #: Texts longer than this are documents, not queries: no typo look-up unless asked.
 TYPO_MAX_CHARS = 300
 
@@ -62,6 +74,12 @@ class TypoIndex:
         return top[0][1], top[0][2]
 
 
+def is_abbreviation_like(word: str) -> bool:
+    """True for a short word (fewer than ``MIN_TYPO_WORD`` letters) written in capitals:
+    ``AICR``, ``DAPS`` are abbreviations, not misspelt drug names."""
+    return len(word) < MIN_TYPO_WORD and word.isupper()
+
+
 def typo_targets(
     name_index: Mapping[str, int], entities: Sequence[Entity], known: frozenset[str]
 ) -> dict[str, int]:
@@ -80,7 +98,7 @@ def typo_matches(
     known: list[EntityMatch],
     correct: Callable[[str], tuple[str, Entity] | None],
 ) -> Iterator[EntityMatch]:
-    """Matches of the misspelt drug names in ``text``: each word of six or more letters
+    """Matches of the misspelt drug names in ``text``: each word of four or more letters
     outside the ``known`` matches that ``correct`` reads as a drug name."""
     spans = [(match.start, match.end) for match in known]
     for word in _TYPO_WORD_RE.finditer(text):

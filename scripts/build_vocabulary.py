@@ -45,7 +45,7 @@ are typed ``other``, plural class descriptors (``tumor necrosis factor inhibitor
 the table says (``amlodipine/valsartan``: Exforge), and a brand the table lists under
 another ``other`` row (``epoetin alfa``: Binocrit, Retacrit) is a drug row of its own.
 
-Also written: ``known_words.txt.gz`` (words of six letters or more that are not typos of
+Also written: ``known_words.txt.gz`` (words of four letters or more that are not typos of
 drug names: English words with zipf >= 2.0 and the words of the stored leaflets, minus
 vocabulary names) for the typo look-up, and ``drug_classes.json`` (drug classes and their
 members read from the leaflets' own sentences, ``scripts/drug_classes.py``); classes the
@@ -81,6 +81,7 @@ from pipeline.vocabulary import (
     name_filter_reason,
     strip_salt,
 )
+from pipeline.vocabulary_typos import SHORT_TYPO_WORD
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -760,11 +761,11 @@ def product_rows(products: Iterable[str], rows_so_far: Iterable[dict]) -> list[d
     return rows
 
 
-_WORD_RE = re.compile(r"[^\W\d_]{6,}")
+_WORD_RE = re.compile(rf"[^\W\d_]{{{SHORT_TYPO_WORD},}}")
 
 
 def known_words(data: Path, rows: list[dict]) -> list[str]:
-    """Words of six letters or more that are not typos of drug names (the typo look-up
+    """Words of four letters or more that are not typos of drug names (the typo look-up
     skips them): English words (zipf >= ``KNOWN_WORD_ZIPF``) and words of two or more
     stored leaflets, minus every drug name."""
     names = {
@@ -773,7 +774,7 @@ def known_words(data: Path, rows: list[dict]) -> list[str]:
     words = {
         word
         for word in top_n_list("en", 200_000)
-        if len(word) >= 6 and word.isalpha() and _zipf(word) >= KNOWN_WORD_ZIPF
+        if len(word) >= SHORT_TYPO_WORD and word.isalpha() and _zipf(word) >= KNOWN_WORD_ZIPF
     }
     leaflets: Counter[str] = Counter()
     with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:

@@ -249,10 +249,29 @@ def test_a6_ordinary_words_are_not_corrected(vocabulary, query):
     assert vocabulary.match_drug_entities(query) == []
 
 
-def test_a6_typo_needs_six_letters_and_the_allowed_distance(vocabulary):
+def test_a6_typo_needs_four_letters_and_the_allowed_distance(vocabulary):
     assert vocabulary.correct("aspirn") is not None  # 6 letters, distance 1
-    assert vocabulary.correct("asprn") is None  # too short
+    assert vocabulary.correct("asprn") is None  # distance 2 at 5 letters
     assert vocabulary.correct("osmrtnib") is None  # distance 3 at 8 letters
+    assert vocabulary.correct("Eyea")[0].lower() == "eylea"  # 4 letters, distance 1
+    assert vocabulary.correct("Qtrn")[1].canonical == vocabulary.get("Qtern").canonical
+    assert vocabulary.correct("Eyl") is None  # 3 letters
+
+
+@pytest.mark.parametrize("word", ["EYEA", "AICR", "DAPS"])
+def test_a6_a_short_word_in_capitals_is_an_abbreviation_not_a_typo(vocabulary, word):
+    assert vocabulary.correct(word) is None
+
+
+@pytest.mark.parametrize("query", ["keto diet and meds", "flu jabs for kids", "vape or smoke"])
+def test_a6_short_everyday_words_are_not_corrected(vocabulary, query):
+    assert vocabulary.corrections(query) == []
+
+
+def test_a12_corrected_writes_each_misspelt_name_as_read(vocabulary):
+    assert vocabulary.corrected("how should Stcrin be stored") == "how should Stocrin be stored"
+    assert vocabulary.corrected("Eyea or Tagriso?").lower() == "eylea or tagrisso?"
+    assert vocabulary.corrected("how should Stocrin be stored") == "how should Stocrin be stored"
 
 
 def test_a6_documents_are_not_typo_corrected(vocabulary):

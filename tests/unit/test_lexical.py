@@ -96,3 +96,10 @@ def test_a8_word_forms_apply_to_document_and_query_alike(vocabulary, form):
     # the seed's BM25 keeps each word as written
     seed = LexicalSettings(word_form="as_written")
     assert tokens(lexical_query_text("olaparib dosing", vocabulary, seed)) == ["olaparib", "dosing"]
+
+
+def test_a6_a_short_chunk_is_read_as_written_not_typo_corrected(vocabulary):
+    # "Stcrin" is a misspelt Stocrin in a question; in a document it is what it says
+    assert vocabulary.find("Stcrin tablets")[0].correction == "Stocrin"
+    assert "efavirenz" not in tokens(lexical_document_text("Stcrin tablets", vocabulary=vocabulary))
+    assert "efavirenz" in tokens(lexical_query_text("Stcrin tablets", vocabulary))

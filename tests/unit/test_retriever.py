@@ -349,3 +349,21 @@ async def test_hybrid_fusion_mode_is_recorded_and_rrf_keeps_both_legs(stores, vo
     assert f"hybrid_alpha:0.3:{fusion}" in plan.decisions
     if fusion == "rrf":  # a third RRF vote: every kept chunk carries an RRF score
         assert all(chunk.score_parts.rrf is not None for chunk in response.chunks)
+
+
+@pytest.mark.parametrize("corrected", [True, False])
+async def test_a12_every_stage_reads_the_corrected_query(stores, vocabulary, corrected):
+    encoders = {"pubmedbert": TextCountingEncoder()}
+    routing = {"search_corrected_query": corrected}
+    retriever = make_retriever(stores, vocabulary, encoders=encoders, routing=routing)
+    response = await retriever.search(SearchRequest(query="Lynpaza nausea"))
+    intent = next(stage for stage in response.trace if stage.name == "intent")
+    assert "corrected:Lynpaza\u2192Lynparza" in intent.decisions
+    encoded = " ".join(encoders["pubmedbert"].texts)
+    assert ("Lynparza nausea" in encoded) is corrected
+    assert ("Lynpaza" in encoded) is not corrected
+    if corrected:  # the misspelt question is answered as the well-spelt one is
+        spelt = await make_retriever(stores, vocabulary).search(
+            SearchRequest(query="Lynparza nausea")
+        )
+        assert [c.chunk_id for c in response.chunks] == [c.chunk_id for c in spelt.chunks]

@@ -31,6 +31,7 @@ from pipeline.schema import CollectionQueryPlan, ExpandedQuery, NodeWithScore, S
 from pipeline.scoring import set_aside_sections, without_sections
 from pipeline.settings import PipelineSettings
 from pipeline.structure_search import structure_recall
+from pipeline.supplement import resolve_drug_terms
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["PlanRecall", "PlanResult", "query_structures"]
@@ -228,7 +229,11 @@ class PlanRecall:
         candidates = merge_rrf([dense_hits, lexical_hits], self.settings.rrf.k)
         kb_names = context.scope.kb_names if context.scope is not None else ()
         fusion = (
-            self.settings.hybrid.fusion_for(kb_names) if hybrid and stages.hybrid_fusion else None
+            self.settings.hybrid.fusion_for(
+                kb_names, names_drugs=bool(resolve_drug_terms(context.query, self.vocabulary))
+            )
+            if hybrid and stages.hybrid_fusion
+            else None
         )
         if fusion is not None:  # R-HYB-1 over the RRF union of both legs
             rescored = hybrid_fuse_dense_sparse(

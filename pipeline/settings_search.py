@@ -151,13 +151,24 @@ class HybridSettings(_Frozen):
     #: Knowledge base -> fusion, for a kb whose own development set chose differently.
     #: Applies when every kb of the request's scope names the same fusion here.
     fusion_by_kb: dict[str, Literal["replace", "rrf"]] = Field(default_factory=dict)
+    #: A-13: ``fusion_by_kb`` applies to questions that name a drug, or a class or
+    #: condition with related drugs (R-SUP-1's drug terms); one that names none (lay
+    #: words: "a gel for a red, flushed face") gets ``fusion``, like a kb without its own
+    #: choice. The drug KB chose ``replace`` on questions that all name drugs or classes.
+    #: False: ``fusion_by_kb`` for every question.
+    fusion_by_kb_needs_drugs: bool = True
     #: Canonical sections whose chunks both legs leave out unless the question cues that
     #: section (A-9): a leaflet's list of local representatives answers no medical
     #: question. ``[]`` keeps every chunk (the seed).
     set_aside_sections: tuple[str, ...] = ("contacts",)
 
-    def fusion_for(self, kb_names: Sequence[str]) -> Literal["replace", "rrf"]:
-        """The fusion of a request scoped to ``kb_names`` (``()``: unscoped)."""
+    def fusion_for(
+        self, kb_names: Sequence[str], names_drugs: bool = True
+    ) -> Literal["replace", "rrf"]:
+        """The fusion of a request scoped to ``kb_names`` (``()``: unscoped) whose
+        question does (``names_drugs``) or does not name a drug (A-13)."""
+        if not names_drugs and self.fusion_by_kb_needs_drugs:
+            return self.fusion
         return choice_for_scope(self.fusion, self.fusion_by_kb, kb_names)
 
 

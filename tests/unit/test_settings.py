@@ -69,6 +69,10 @@ def test_fusion_by_kb_applies_only_when_the_whole_scope_agrees():
     assert hybrid.fusion_for(("labels",)) == "replace"
     assert hybrid.fusion_for(("labels", "other")) == "replace"
     assert hybrid.fusion_for(("labels", "papers")) == "rrf"  # papers has no override
+    # a question that names no drug gets the fusion of a kb without its own choice
+    assert hybrid.fusion_for(("labels",), names_drugs=False) == "rrf"
+    seed = hybrid.model_copy(update={"fusion_by_kb_needs_drugs": False})
+    assert seed.fusion_for(("labels",), names_drugs=False) == "replace"
     with pytest.raises(ValidationError):
         PipelineSettings(hybrid={"fusion_by_kb": {"labels": "cosine"}})
 

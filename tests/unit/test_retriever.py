@@ -367,3 +367,25 @@ async def test_a12_every_stage_reads_the_corrected_query(stores, vocabulary, cor
             SearchRequest(query="Lynparza nausea")
         )
         assert [c.chunk_id for c in response.chunks] == [c.chunk_id for c in spelt.chunks]
+
+
+@pytest.mark.parametrize(
+    ("query", "needs_drugs", "fusion"),
+    [
+        ("osimertinib side effects", True, "replace"),  # names a drug: the kb's choice
+        ("side effects blood pressure", True, "rrf"),  # names none: the profile's fusion
+        ("side effects blood pressure", False, "replace"),  # the kb's choice for all
+    ],
+)
+async def test_a13_a_question_without_drugs_gets_the_profile_fusion(
+    stores, vocabulary, query, needs_drugs, fusion
+):
+    hybrid = {
+        "fusion": "rrf",
+        "fusion_by_kb": {"papers": "replace"},
+        "fusion_by_kb_needs_drugs": needs_drugs,
+    }
+    retriever = make_retriever(stores, vocabulary, hybrid=hybrid)
+    response = await retriever.search(SearchRequest(query=query, kb_ids=["papers"]))
+    plan = next(stage for stage in response.trace if stage.name == "plan:biomed_text")
+    assert f"hybrid_alpha:0.3:{fusion}" in plan.decisions

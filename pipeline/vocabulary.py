@@ -13,9 +13,9 @@ inside a mixed-case sentence.
 Beyond the names themselves (A-6):
 - a drug named with its salt or form (``imatinib mesylate``, ``sunitinib malate``) is one
   match of the parent drug, even where the vocabulary lacks that salt name;
-- a word of six or more letters that matches nothing is looked up by edit distance among
+- a word of four or more letters that matches nothing is looked up by edit distance among
   drug names and brands (``osimertinb`` -> ``osimertinib``); the match carries the
-  correction (``EntityMatch.correction``);
+  correction (``EntityMatch.correction``), and ``corrected`` writes the text as read;
 - words the vocabulary lacks but that carry a drug suffix are matched as drugs (R-VOC-2).
 
 The shipped vocabulary (``configs/vocabulary/biomed_vocabulary.jsonl.gz``) is built by
@@ -31,7 +31,7 @@ and ``pipeline.vocabulary_typos`` (the edit-distance look-up).
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -68,6 +68,7 @@ from pipeline.vocabulary_typos import (
     SHORT_TYPO_WORD,
     TYPO_MAX_CHARS,
     TypoIndex,
+    corrected_text,
     is_abbreviation_like,
     typo_matches,
     typo_targets,
@@ -310,11 +311,10 @@ class Vocabulary:
 
     def correct(self, word: str) -> tuple[str, Entity] | None:
         """The drug ``word`` is a misspelling of (A-6): ``(name, entity)`` for the one drug
-        name or brand within edit distance 1 (4-9 letters) or 2 (10+ letters), compared
-        with names of the same first letter; None for words of fewer than four letters,
-        short words in capitals (abbreviations), known words (``KNOWN_WORDS``),
-        vocabulary names, stop names (``magnesium`` is not a misspelt ``magnésium``), or
-        two drugs equally close."""
+        name or brand within edit distance 1 (4-9 letters) or 2 (10+) of the same first
+        letter; None for shorter words, short words in capitals (abbreviations), known
+        words, vocabulary or stop names (``magnesium`` is not a misspelt ``magnésium``),
+        or two drugs equally close."""
         folded = fold(word)
         if len(folded) < SHORT_TYPO_WORD or not folded.isalpha() or is_abbreviation_like(word):
             return None
@@ -368,22 +368,13 @@ class Vocabulary:
 
     def corrections(self, text: str) -> list[str]:
         """The typo corrections made in ``text`` (A-6), as ``"surface→name"``."""
-        return list(
-            dict.fromkeys(
-                f"{match.surface}\u2192{match.correction}"
-                for match in self.find(text)
-                if match.correction
-            )
-        )
+        found = (f"{m.surface}\u2192{m.correction}" for m in self.find(text) if m.correction)
+        return list(dict.fromkeys(found))
 
     def corrected(self, text: str) -> str:
         """``text`` with each misspelt drug name written as the name it was read as (A-6,
-        A-12): ``"how should Stcrin be stored"`` -> ``"how should Stocrin be stored"``;
-        ``text`` itself when it has no correction."""
-        fixes = [match for match in self.find(text) if match.correction]
-        for match in reversed(fixes):  # right to left, so earlier spans keep their offsets
-            text = text[: match.start] + match.correction + text[match.end :]
-        return text
+        A-12): ``"how should Stcrin be stored"`` -> ``"how should Stocrin be stored"``."""
+        return corrected_text(text, self.find(text))
 
     def clear_cache(self) -> None:
         """Forget the cached matches of recent texts (``find`` keeps the last 4096 short
@@ -399,9 +390,7 @@ class Vocabulary:
 
     def describe(self) -> dict[str, Any]:
         """Counts per semantic type and the data sources."""
-        counts: dict[str, int] = {}
-        for entity in self._entities:
-            counts[entity.semantic_type] = counts.get(entity.semantic_type, 0) + 1
+        counts = dict(Counter(entity.semantic_type for entity in self._entities))
         return {"entities": len(self._entities), "by_type": counts, "sources": list(self.sources)}
 
 

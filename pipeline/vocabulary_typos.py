@@ -22,6 +22,7 @@ __all__ = [
     "SHORT_TYPO_WORD",
     "TYPO_MAX_CHARS",
     "TypoIndex",
+    "corrected_text",
     "is_abbreviation_like",
     "typo_matches",
     "typo_targets",
@@ -109,3 +110,12 @@ def typo_matches(
             continue
         name, entity = found
         yield EntityMatch(entity, word.start(), word.end(), word.group(0), correction=name)
+
+
+def corrected_text(text: str, matches: Sequence[EntityMatch]) -> str:
+    """``text`` with the surface of each corrected match (``matches`` of ``text``) written
+    as its correction (A-12); ``text`` itself when none is corrected."""
+    fixes = sorted((m for m in matches if m.correction), key=lambda m: m.start, reverse=True)
+    for match in fixes:  # right to left, so earlier spans keep their offsets
+        text = text[: match.start] + match.correction + text[match.end :]
+    return text

@@ -19,10 +19,10 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class SearchContext:
-    """One request as the stages see it: the query (misspelt drug names written as the
-    names they were read as, A-12), the intent computed once (R-INT-7), the scope, the
-    dense weight ``alpha`` (R-HYB-1), the page size, an uploaded image and the
-    ``time.monotonic()`` deadline (s)."""
+    """One request as the stages see it: the query (with ``routing.search_corrected_query``,
+    misspelt drug names written as the names they were read as, A-12), the intent computed
+    once (R-INT-7), the scope, the dense weight ``alpha`` (R-HYB-1), the page size, an
+    uploaded image and the ``time.monotonic()`` deadline (s)."""
 
     request: SearchRequest
     query: str

@@ -189,7 +189,9 @@ def assemble_response(
     page = paginate(ordered, request.page, context.page_size, threshold)
     # R-REQ-5 evidence, for the returned chunks only (it orders nothing).
     shown = [relevance(item, context.query, context.alpha) for item in page.items]
-    chunks = assemble_chunks(shown, context.query if request.highlight else None)
+    # the user's own words stay marked beside the names they were read as.
+    marked = context.query if context.query == request.query else f"{request.query} {context.query}"
+    chunks = assemble_chunks(shown, marked if request.highlight else None)
     dropped = f"dropped_below_threshold:{page.dropped_by_threshold}"
     trace.append(stage.done(len(chunks), [f"threshold:{threshold}", dropped]))
     return SearchResponse(

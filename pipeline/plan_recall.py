@@ -31,7 +31,7 @@ from pipeline.schema import CollectionQueryPlan, ExpandedQuery, NodeWithScore, S
 from pipeline.scoring import set_aside_sections, without_sections
 from pipeline.settings import PipelineSettings
 from pipeline.structure_search import structure_recall
-from pipeline.supplement import resolve_drug_terms
+from pipeline.supplement import names_drug_terms
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["PlanRecall", "PlanResult", "query_structures"]
@@ -230,7 +230,7 @@ class PlanRecall:
         kb_names = context.scope.kb_names if context.scope is not None else ()
         fusion = (
             self.settings.hybrid.fusion_for(
-                kb_names, names_drugs=bool(resolve_drug_terms(context.query, self.vocabulary))
+                kb_names, names_drugs=names_drug_terms(context.query, self.vocabulary)
             )
             if hybrid and stages.hybrid_fusion
             else None

@@ -123,10 +123,7 @@ class Retriever:
         request = check_request(self.settings, request, has_image=image is not None)
         deadline = deadline or (time.monotonic() + self.settings.budgets.request_ms / 1000.0)
         trace: list[StageTrace] = []
-        intent = self._intent(request.query, trace)
-        query = request.query
-        if self.settings.routing.search_corrected_query and intent.corrections:  # A-12
-            query = self.vocabulary.corrected(query)
+        intent, query = self._intent(request.query, trace)
         scope = request.scope()
         scope = None if scope.is_empty else scope
         decision = await self._route(
@@ -155,21 +152,30 @@ class Retriever:
 
     # -- stages ---------------------------------------------------------------------------
 
-    def _intent(self, query: str, trace: list[StageTrace]) -> QueryRetrievalIntent:
-        """SPEC.md section 2, once per request (R-INT-7); the entities found and the typo
-        corrections in the trace (``entities:a,b``, ``corrected:x→y``)."""
+    def _intent(self, query: str, trace: list[StageTrace]) -> tuple[QueryRetrievalIntent, str]:
+        """SPEC.md section 2, once per request (R-INT-7), and the question as every later
+        stage reads it: with its misspelt drug names corrected (A-12), the intent read
+        from that text and the corrections kept. The entities found, the corrections and
+        the text searched in the trace (``entities:a,b``, ``corrected:x→y``,
+        ``searched_as:...``)."""
         stage = Stage("intent", items_in=1)
+        corrections = tuple(self.vocabulary.corrections(query))
+        searched = query
+        if corrections and self.settings.routing.search_corrected_query:
+            searched = self.vocabulary.corrected(query)
         intent = detect_retrieval_intent(
-            query,
+            searched,
             self.vocabulary,
             self.settings.routing.chemical_collection,
             self.settings.routing.extended_section_cues,
-        )
-        corrections = (f"corrected:{correction}" for correction in intent.corrections)
-        found = ",".join(entity.canonical for entity in self.vocabulary.match_entities(query))
-        entities = [f"entities:{found}"] if found else []
-        trace.append(stage.done(1, [f"workflow:{intent.workflow}", *entities, *corrections]))
-        return intent
+        ).model_copy(update={"corrections": corrections})
+        found = ",".join(entity.canonical for entity in self.vocabulary.match_entities(searched))
+        decisions = [f"workflow:{intent.workflow}"]
+        decisions += [f"entities:{found}"] if found else []
+        decisions += [f"corrected:{correction}" for correction in corrections]
+        decisions += [f"searched_as:{searched}"] if searched != query else []
+        trace.append(stage.done(1, decisions))
+        return intent, searched
 
     async def _route(
         self,

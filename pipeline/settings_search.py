@@ -152,10 +152,10 @@ class HybridSettings(_Frozen):
     #: Applies when every kb of the request's scope names the same fusion here.
     fusion_by_kb: dict[str, Literal["replace", "rrf"]] = Field(default_factory=dict)
     #: A-13: ``fusion_by_kb`` applies to questions that name a drug, or a class or
-    #: condition with related drugs (R-SUP-1's drug terms); one that names none (lay
-    #: words: "a gel for a red, flushed face") gets ``fusion``, like a kb without its own
-    #: choice. The drug KB chose ``replace`` on questions that all name drugs or classes.
-    #: False: ``fusion_by_kb`` for every question.
+    #: condition with related drugs (``pipeline.supplement.names_drug_terms``); one that
+    #: names none (lay words: "a gel for a red, flushed face") gets ``fusion``, like a kb
+    #: without its own choice. The drug KB chose ``replace`` on questions that all name
+    #: drugs or classes. False: ``fusion_by_kb`` for every question.
     fusion_by_kb_needs_drugs: bool = True
     #: Canonical sections whose chunks both legs leave out unless the question cues that
     #: section (A-9): a leaflet's list of local representatives answers no medical
@@ -163,7 +163,7 @@ class HybridSettings(_Frozen):
     set_aside_sections: tuple[str, ...] = ("contacts",)
 
     def fusion_for(
-        self, kb_names: Sequence[str], names_drugs: bool = True
+        self, kb_names: Sequence[str], *, names_drugs: bool
     ) -> Literal["replace", "rrf"]:
         """The fusion of a request scoped to ``kb_names`` (``()``: unscoped) whose
         question does (``names_drugs``) or does not name a drug (A-13)."""

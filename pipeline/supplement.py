@@ -23,6 +23,7 @@ from pipeline.vocabulary import Vocabulary
 
 __all__ = [
     "SupplementResult",
+    "names_drug_terms",
     "rank_supplement_hits",
     "resolve_drug_terms",
     "run_supplement_stage",
@@ -45,6 +46,16 @@ def resolve_drug_terms(query: str, vocabulary: Vocabulary, related_limit: int = 
         if entities:
             drugs = list(entities[0].related_drugs[:related_limit])
     return list(dict.fromkeys(drugs))
+
+
+def names_drug_terms(query: str, vocabulary: Vocabulary) -> bool:
+    """True when ``query`` names a drug, or any entity with related drugs (a class with
+    members, a curated condition): the questions a kb's ``fusion_by_kb`` was chosen on
+    (A-13). Unlike ``resolve_drug_terms`` it looks past the first entity ("headache after
+    an SGLT2 inhibitor" names a class)."""
+    if vocabulary.match_drug_entities(query):
+        return True
+    return any(entity.related_drugs for entity in vocabulary.match_entities(query))
 
 
 def name_terms_for(drugs: Sequence[str], vocabulary: Vocabulary, brand_limit: int = 3) -> list[str]:

@@ -339,7 +339,7 @@ class Vocabulary:
     def _typos(self) -> TypoIndex:
         if self._typo_index is None:
             targets = typo_targets(self._name_index, self._entities, self._known())
-            self._typo_index = TypoIndex(targets)
+            self._typo_index = TypoIndex(targets, [*self._name_index, *self._known()])
         return self._typo_index
 
     def match_entities(self, text: str, correct_typos: bool | None = None) -> list[Entity]:

@@ -32,7 +32,7 @@ __all__ = [
 _VOCABULARY_DIR = Path(__file__).resolve().parent.parent / "configs" / "vocabulary"
 SHIPPED_VOCABULARY = _VOCABULARY_DIR / "biomed_vocabulary.jsonl.gz"
 #: Words that are not typos of drug names (common English words and the words of the
-#: stored leaflets, six letters or more), written by ``scripts/build_vocabulary.py``.
+#: stored leaflets, four letters or more), written by ``scripts/build_vocabulary.py``.
 KNOWN_WORDS = _VOCABULARY_DIR / "known_words.txt.gz"
 
 

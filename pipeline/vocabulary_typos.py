@@ -12,12 +12,14 @@ misspelt ``AICAR``). Texts longer than ``TYPO_MAX_CHARS`` are documents, not que
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from pipeline.vocabulary_entities import Entity, EntityMatch
 
 __all__ = [
+    "MIN_TYPO_TARGET",
     "MIN_TYPO_WORD",
     "SHORT_TYPO_WORD",
     "TYPO_MAX_CHARS",
@@ -29,10 +31,12 @@ __all__ = [
 ]
 
 #: Typo tolerance (A-6): the shortest word looked up (``SHORT_TYPO_WORD``), the shortest
-#: word whose capitals do not make it an abbreviation (``MIN_TYPO_WORD``), and the edit
-#: distance allowed by word length (1 for 4-9 letters, 2 for 10 or more).
+#: word read without the short-word guards (``MIN_TYPO_WORD``: capitals, prefixes), the
+#: shortest name a typo is read as (``MIN_TYPO_TARGET``), and the edit distance allowed by
+#: word length (1 for 4-9 letters, 2 for 10 or more).
 SHORT_TYPO_WORD = 4
 MIN_TYPO_WORD = 6
+MIN_TYPO_TARGET = 5
 _TYPO_WORD_RE = re.compile(r"(?<![^\W_])[^\W\d_]{4,}(?![^\W_])")
 #: Texts longer than this are documents, not queries: no typo look-up unless asked.
 TYPO_MAX_CHARS = 300
@@ -41,21 +45,39 @@ TYPO_MAX_CHARS = 300
 class TypoIndex:
     """Drug names and brands by (first letter, length), for the edit-distance look-up
     (A-6). A look-up compares a word only with names of its first letter whose length is
-    within the allowed distance: a few hundred rapidfuzz comparisons."""
+    within the allowed distance: a few hundred rapidfuzz comparisons. ``words`` (every
+    vocabulary name and known word, folded) tell a short word that begins a longer one
+    (``tamox``, ``gonad``, ``preop``: shorthand, not a typo) from a misspelt name."""
 
-    def __init__(self, names: dict[str, int]) -> None:
+    def __init__(self, names: dict[str, int], words: Iterable[str] = ()) -> None:
         self._buckets: dict[tuple[str, int], tuple[list[str], list[int]]] = {}
         for name, index in names.items():
             bucket = self._buckets.setdefault((name[0], len(name)), ([], []))
             bucket[0].append(name)
             bucket[1].append(index)
+        self._words = sorted(set(words))
+
+    def begins_longer_word(self, word: str) -> bool:
+        """True when ``word`` (folded) is the start of a name or known word at least two
+        letters longer whose next character is a letter: ``tamox`` of ``tamoxifen``, not
+        ``flad`` of ``flad 1``."""
+        position = bisect.bisect_left(self._words, word)
+        while position < len(self._words) and self._words[position].startswith(word):
+            longer = self._words[position]
+            if len(longer) >= len(word) + 2 and longer[len(word)].isalpha():
+                return True
+            position += 1
+        return False
 
     def lookup(self, word: str) -> tuple[str, int] | None:
         """``(name, entity index)`` of the one closest name within the distance allowed
-        for ``word`` (case-folded), or None (none, or two entities equally close)."""
+        for ``word`` (case-folded), or None (none, two entities equally close, or a short
+        word that begins a longer one)."""
         from rapidfuzz import process
         from rapidfuzz.distance import OSA
 
+        if len(word) < MIN_TYPO_WORD and self.begins_longer_word(word):
+            return None
         limit = 1 if len(word) < 10 else 2
         best: list[tuple[int, str, int]] = []
         for length in range(len(word) - limit, len(word) + limit + 1):
@@ -76,20 +98,22 @@ class TypoIndex:
 
 
 def is_abbreviation_like(word: str) -> bool:
-    """True for a short word (fewer than ``MIN_TYPO_WORD`` letters) written in capitals:
-    ``AICR``, ``DAPS`` are abbreviations, not misspelt drug names."""
-    return len(word) < MIN_TYPO_WORD and word.isupper()
+    """True for a short word (fewer than ``MIN_TYPO_WORD`` letters) written in capitals,
+    or in capitals with a plural ``s``: ``AICR``, ``DAPS``, ``URTIs`` are abbreviations,
+    not misspelt drug names."""
+    stem = word[:-1] if word.endswith("s") and len(word) > 2 else word
+    return len(word) < MIN_TYPO_WORD and stem.isupper()
 
 
 def typo_targets(
     name_index: Mapping[str, int], entities: Sequence[Entity], known: frozenset[str]
 ) -> dict[str, int]:
     """The names a typo can be read as: drug names and brands (match keys, letters only,
-    five or more) that are not known words, each with its entity index."""
+    ``MIN_TYPO_TARGET`` or more) that are not known words, each with its entity index."""
     targets: dict[str, int] = {}
     for key, index in name_index.items():
         entity = entities[index]
-        if entity.is_drug and key.isalpha() and len(key) >= MIN_TYPO_WORD - 1 and key not in known:
+        if entity.is_drug and key.isalpha() and len(key) >= MIN_TYPO_TARGET and key not in known:
             targets.setdefault(key, index)
     return targets
 

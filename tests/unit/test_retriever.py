@@ -356,12 +356,16 @@ async def test_a12_every_stage_reads_the_corrected_query(stores, vocabulary, cor
     encoders = {"pubmedbert": TextCountingEncoder()}
     routing = {"search_corrected_query": corrected}
     retriever = make_retriever(stores, vocabulary, encoders=encoders, routing=routing)
-    response = await retriever.search(SearchRequest(query="Lynpaza nausea"))
+    response = await retriever.search(SearchRequest(query="Lynpaza nausea", highlight=True))
     intent = next(stage for stage in response.trace if stage.name == "intent")
     assert "corrected:Lynpaza\u2192Lynparza" in intent.decisions
+    assert ("searched_as:Lynparza nausea" in intent.decisions) is corrected
+    assert response.intent.corrections == ("Lynpaza\u2192Lynparza",)
     encoded = " ".join(encoders["pubmedbert"].texts)
     assert ("Lynparza nausea" in encoded) is corrected
     assert ("Lynpaza" in encoded) is not corrected
+    marked = " ".join(chunk.highlight or "" for chunk in response.chunks)
+    assert ("<em>Lynparza</em>" in marked) is corrected
     if corrected:  # the misspelt question is answered as the well-spelt one is
         spelt = await make_retriever(stores, vocabulary).search(
             SearchRequest(query="Lynparza nausea")
@@ -373,6 +377,7 @@ async def test_a12_every_stage_reads_the_corrected_query(stores, vocabulary, cor
     ("query", "needs_drugs", "fusion"),
     [
         ("osimertinib side effects", True, "replace"),  # names a drug: the kb's choice
+        ("headache after an SGLT2 inhibitor", True, "replace"),  # a class, not first
         ("side effects blood pressure", True, "rrf"),  # names none: the profile's fusion
         ("side effects blood pressure", False, "replace"),  # the kb's choice for all
     ],

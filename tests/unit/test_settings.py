@@ -65,10 +65,11 @@ def test_fusion_by_kb_applies_only_when_the_whole_scope_agrees():
     hybrid = PipelineSettings(
         hybrid={"fusion": "rrf", "fusion_by_kb": {"labels": "replace", "other": "replace"}}
     ).hybrid
-    assert hybrid.fusion_for(()) == "rrf"  # unscoped
-    assert hybrid.fusion_for(("labels",)) == "replace"
-    assert hybrid.fusion_for(("labels", "other")) == "replace"
-    assert hybrid.fusion_for(("labels", "papers")) == "rrf"  # papers has no override
+    assert hybrid.fusion_for((), names_drugs=True) == "rrf"  # unscoped
+    assert hybrid.fusion_for(("labels",), names_drugs=True) == "replace"
+    assert hybrid.fusion_for(("labels", "other"), names_drugs=True) == "replace"
+    # papers has no override
+    assert hybrid.fusion_for(("labels", "papers"), names_drugs=True) == "rrf"
     # a question that names no drug gets the fusion of a kb without its own choice
     assert hybrid.fusion_for(("labels",), names_drugs=False) == "rrf"
     seed = hybrid.model_copy(update={"fusion_by_kb_needs_drugs": False})

@@ -280,6 +280,20 @@ def test_next_switches_to_page_two(page):
     expect(button(page, "← Previous")).to_be_enabled()
 
 
+def test_without_server_highlights_the_page_marks_the_names_a_typo_was_read_as(page):
+    from playwright.sync_api import expect
+
+    field(page, "Highlight").uncheck()
+    field(page, "Query").fill("Tagriso side effects")
+    sent, status, answer = search(page, lambda: button(page, "Search").click())
+    assert status == 200 and sent["highlight"] is False, answer
+    assert "Tagriso\u2192Tagrisso" in answer["intent"]["corrections"]
+    assert all(chunk["highlight"] is None for chunk in answer["chunks"])
+    expect(page.locator("#results .result")).to_have_count(len(answer["chunks"]))
+    marked = {text.lower() for text in page.locator("#results mark").all_inner_texts()}
+    assert "tagrisso" in marked, marked  # the name searched, not only "Tagriso"
+
+
 def test_image_upload_shows_the_service_answer(page, tmp_path):
     from PIL import Image
     from playwright.sync_api import expect

@@ -300,6 +300,10 @@ function renderResults(body, query) {
   for (const warning of body.warnings || []) {
     list.append(el("li", { className: "empty warning", text: warning }));
   }
+  // A-12: the service searched each misspelt drug name as the name it was read as
+  // ("Tagriso→Tagrisso"); mark those names beside the words typed.
+  const readAs = ((body.intent || {}).corrections || []).map((c) => c.split("\u2192").pop());
+  const markedText = [query, ...readAs].join(" ");
   for (const chunk of body.chunks || []) {
     const meta = el("p", { className: "meta" },
       el("span", { text: `section: ${chunk.biomed_section || "–"}` }),
@@ -312,7 +316,7 @@ function renderResults(body, query) {
       el("span", { text: `term ${fmt(chunk.term_similarity)}` }));
     list.append(el("li", { className: "result" },
       el("h3", { className: "doc-name", text: chunk.document_name || chunk.document_id || chunk.chunk_id }),
-      meta, scores, scoreParts(chunk.score_parts), highlighted(chunk, query)));
+      meta, scores, scoreParts(chunk.score_parts), highlighted(chunk, markedText)));
   }
   const pages = Math.max(1, Math.ceil((body.total || 0) / (body.page_size || 1)));
   $("page-label").textContent = `Page ${body.page} of ${pages} · ${body.total} results`;

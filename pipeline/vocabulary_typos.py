@@ -21,7 +21,9 @@ from pipeline.vocabulary_entities import Entity, EntityMatch
 __all__ = [
     "MIN_TYPO_TARGET",
     "MIN_TYPO_WORD",
+    "PRESCRIPTION_SHORTHAND",
     "SHORT_TYPO_WORD",
+    "SOUND_ALIKE_FIRSTS",
     "TYPO_MAX_CHARS",
     "TypoIndex",
     "corrected_text",
@@ -38,6 +40,17 @@ SHORT_TYPO_WORD = 4
 MIN_TYPO_WORD = 6
 MIN_TYPO_TARGET = 5
 _TYPO_WORD_RE = re.compile(r"(?<![^\W_])[^\W\d_]{4,}(?![^\W_])")
+#: First letters a name is also looked up under, because they sound alike: ``zevudy`` is a
+#: misspelt Xevudy, ``canuma`` Kanuma (the first letter is part of the edit distance).
+SOUND_ALIKE_FIRSTS: dict[str, tuple[str, ...]] = {
+    "c": ("k",),
+    "k": ("c",),
+    "x": ("z",),
+    "z": ("x",),
+}
+#: Prescription shorthand (Latin) that is not a typo of a drug name: ``nocte`` is "at
+#: night", not Noctec (chloral).
+PRESCRIPTION_SHORTHAND = frozenset({"nocte", "mane", "vesp", "mitte", "stat"})
 #: Texts longer than this are documents, not queries: no typo look-up unless asked.
 TYPO_MAX_CHARS = 300
 
@@ -76,18 +89,22 @@ class TypoIndex:
         from rapidfuzz import process
         from rapidfuzz.distance import OSA
 
-        if len(word) < MIN_TYPO_WORD and self.begins_longer_word(word):
+        if word in PRESCRIPTION_SHORTHAND or (
+            len(word) < MIN_TYPO_WORD and self.begins_longer_word(word)
+        ):
             return None
         limit = 1 if len(word) < 10 else 2
         best: list[tuple[int, str, int]] = []
-        for length in range(len(word) - limit, len(word) + limit + 1):
-            bucket = self._buckets.get((word[0], length))
-            if bucket is None:
-                continue
-            for name, distance, position in process.extract(
-                word, bucket[0], scorer=OSA.distance, score_cutoff=limit, limit=None
-            ):
-                best.append((int(distance), name, bucket[1][position]))
+        firsts = (word[0], *SOUND_ALIKE_FIRSTS.get(word[0], ()))
+        for first in firsts:
+            for length in range(len(word) - limit, len(word) + limit + 1):
+                bucket = self._buckets.get((first, length))
+                if bucket is None:
+                    continue
+                for name, distance, position in process.extract(
+                    word, bucket[0], scorer=OSA.distance, score_cutoff=limit, limit=None
+                ):
+                    best.append((int(distance), name, bucket[1][position]))
         if not best:
             return None
         best.sort()

@@ -258,6 +258,18 @@ def test_a6_typo_needs_four_letters_and_the_allowed_distance(vocabulary):
     assert vocabulary.correct("Eyl") is None  # 3 letters
 
 
+@pytest.mark.parametrize(
+    ("word", "brand"), [("zevudy", "xevudy"), ("canuma", "kanuma"), ("Kytruda", "keytruda")]
+)
+def test_a6_a_first_letter_that_sounds_alike_is_looked_up_too(vocabulary, word, brand):
+    assert vocabulary.correct(word)[0].lower() == brand
+
+
+@pytest.mark.parametrize("query", ["amitriptyline 10 mg nocte", "Exviera bd: missed the mane dose"])
+def test_a6_prescription_shorthand_is_not_a_typo(vocabulary, query):
+    assert vocabulary.corrections(query) == []
+
+
 @pytest.mark.parametrize("word", ["EYEA", "AICR", "DAPS", "URTIs"])
 def test_a6_a_short_word_in_capitals_is_an_abbreviation_not_a_typo(vocabulary, word):
     assert vocabulary.correct(word) is None

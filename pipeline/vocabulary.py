@@ -312,9 +312,9 @@ class Vocabulary:
     def correct(self, word: str) -> tuple[str, Entity] | None:
         """The drug ``word`` is a misspelling of (A-6): ``(name, entity)`` for the one drug
         name or brand within edit distance 1 (4-9 letters) or 2 (10+) of the same first
-        letter; None for shorter words, short words in capitals (abbreviations), known
-        words, vocabulary or stop names (``magnesium`` is not a misspelt ``magnésium``),
-        or two drugs equally close."""
+        letter or a sound-alike; None for shorter words, shorthand, known words,
+        vocabulary or stop names (``magnesium`` is not a misspelt ``magnésium``), or two
+        drugs equally close (``pipeline.vocabulary_typos``)."""
         folded = fold(word)
         if len(folded) < SHORT_TYPO_WORD or not folded.isalpha() or is_abbreviation_like(word):
             return None

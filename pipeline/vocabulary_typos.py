@@ -3,11 +3,12 @@ nothing is looked up by edit distance among drug names and brands (``osimertinb`
 ``osimertinib``, ``Eyea`` -> ``Eylea``); the match carries the correction
 (``EntityMatch.correction``).
 
-The edit distance allowed depends on word length (1 for 4-9 letters, 2 for 10 or more);
-words of the known-words list (``KNOWN_WORDS``) are never read as typos, nor is a short
-word (4-5 letters) written in capitals, which is an abbreviation (``AICR`` is not a
-misspelt ``AICAR``). Texts longer than ``TYPO_MAX_CHARS`` are documents, not queries:
-``Vocabulary.find`` looks up no typos in them unless asked.
+The edit distance allowed depends on word length (1 for 4-9 letters, 2 for 10 or more).
+Never read as typos: words of the known-words list (``KNOWN_WORDS``), prescription
+shorthand (``nocte``), and short words (4-5 letters) written in capitals (an abbreviation:
+``AICR`` is not a misspelt ``AICAR``) or that begin a longer name or word (``tamox``).
+Texts longer than ``TYPO_MAX_CHARS`` are documents, not queries: ``Vocabulary.find``
+looks up no typos in them unless asked.
 """
 
 from __future__ import annotations
@@ -57,8 +58,9 @@ TYPO_MAX_CHARS = 300
 
 class TypoIndex:
     """Drug names and brands by (first letter, length), for the edit-distance look-up
-    (A-6). A look-up compares a word only with names of its first letter whose length is
-    within the allowed distance: a few hundred rapidfuzz comparisons. ``words`` (every
+    (A-6). A look-up compares a word only with names of its first letter (or one that
+    sounds alike, ``SOUND_ALIKE_FIRSTS``) whose length is within the allowed distance: a
+    few hundred rapidfuzz comparisons. ``words`` (every
     vocabulary name and known word, folded) tell a short word that begins a longer one
     (``tamox``, ``gonad``, ``preop``: shorthand, not a typo) from a misspelt name."""
 

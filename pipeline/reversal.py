@@ -37,12 +37,12 @@ def asks_for_reversal(query: str) -> bool:
 
 def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -> float:
     """Tier-2 entity score of a reversal question (A-11, in place of R-T2-5): 0.5 for a
-    chunk of a product each of whose drugs is or contains a named drug (on the subject, not the
-    answer: R-ENT-1's score of a name in the path); 1.0 for any other chunk that R-T2-5
-    scores above 0, i.e. that names one of ``drugs`` (the drugs to reverse) in
-    ``text[:window]`` (``window`` in characters), its path blob or its ``primary_drugs``
-    (Ondexxya, whose leaflet's first lines name apixaban beside andexanet alfa); else
-    0.0."""
+    chunk of a product each of whose drugs shares a substance with a named drug (on the
+    subject, not the answer: R-ENT-1's score of a name in the path); 1.0 for any other
+    chunk that R-T2-5 scores above 0, i.e. that names one of ``drugs`` (the drugs to
+    reverse) in ``text[:window]`` (``window`` in characters), its path blob or its
+    ``primary_drugs`` (Ondexxya, whose leaflet's first lines name apixaban beside
+    andexanet alfa); else 0.0."""
     if not drugs:
         return 0.0
     wanted = frozenset().union(*(combination_parts(drug) for drug in drugs))

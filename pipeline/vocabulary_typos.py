@@ -60,9 +60,9 @@ class TypoIndex:
     """Drug names and brands by (first letter, length), for the edit-distance look-up
     (A-6). A look-up compares a word only with names of its first letter (or one that
     sounds alike, ``SOUND_ALIKE_FIRSTS``) whose length is within the allowed distance: a
-    few hundred rapidfuzz comparisons. ``words`` (every
-    vocabulary name and known word, folded) tell a short word that begins a longer one
-    (``tamox``, ``gonad``, ``preop``: shorthand, not a typo) from a misspelt name."""
+    few hundred rapidfuzz comparisons. ``words`` (every vocabulary name and known word,
+    folded) tell a short word that begins a longer one (``tamox``, ``gonad``, ``preop``:
+    shorthand, not a typo) from a misspelt name."""
 
     def __init__(self, names: dict[str, int], words: Iterable[str] = ()) -> None:
         self._buckets: dict[tuple[str, int], tuple[list[str], list[int]]] = {}

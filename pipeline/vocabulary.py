@@ -109,6 +109,7 @@ class Vocabulary:
         sources: Sequence[str] = (),
         guarded_names: dict[str, Sequence[str]] | None = None,
         known_words: Iterable[str] | None = None,
+        rare_names: dict[str, Sequence[str]] | None = None,
     ) -> None:
         """
         Args:
@@ -122,11 +123,21 @@ class Vocabulary:
                 inside a mixed-case sentence (gene symbols that are English words).
             known_words: words that are not typos of drug names; the shipped list
                 (``KNOWN_WORDS``) when None.
+            rare_names: per canonical name, names matched as any other but never read as
+                a misspelt word (A-6): synonyms no stored label sells under and no
+                English text uses (``mapox``, an aciclovir brand, is not ``mpox``).
         """
         self.sources = tuple(sources)
         self._case_sensitive_names = dict(case_sensitive_names or {})
         self._guarded_names = dict(guarded_names or {})
+        self._rare_names = dict(rare_names or {})
         self._stop_names = tuple(stop_names)
+        self._name_tables: dict[str, Any] = {  # as given, for a vocabulary built on this one
+            "case_sensitive_names": self._case_sensitive_names,
+            "stop_names": self._stop_names,
+            "guarded_names": self._guarded_names,
+            "rare_names": self._rare_names,
+        }
         self._entities: list[Entity] = []
         self._by_canonical: dict[str, int] = {}
         for entity in entities:
@@ -189,20 +200,14 @@ class Vocabulary:
         "sources": [...], "stop_names": [...]}`` then one object per entity with keys
         ``c`` (canonical), ``t`` (type), ``a`` (aliases), ``cs`` (names matched exactly as
         written), ``g`` (guarded names: as written, inside a mixed-case sentence only),
-        ``r`` (related drugs), ``p`` (pathways), ``cui``, ``s`` (SMILES).
+        ``nt`` (``rare_names``), ``r`` (related drugs), ``p`` (pathways), ``cui``, ``s`` (SMILES).
 
         Raises:
             FileNotFoundError: the file does not exist.
             ValueError: the header is missing or of another format.
         """
         data = read_vocabulary_file(path)
-        return cls(
-            data.entities,
-            case_sensitive_names=data.case_sensitive_names,
-            stop_names=data.stop_names,
-            sources=data.sources,
-            guarded_names=data.guarded_names,
-        )
+        return cls(data.entities, sources=data.sources, **data.name_tables())
 
     @classmethod
     def from_mrconso(
@@ -223,17 +228,9 @@ class Vocabulary:
             ValueError: a row has fewer than 15 fields.
         """
         mrconso = Path(path)
-        entities = read_mrconso(mrconso, mrsty_path)
-        if base is not None:
-            entities = [*base.entities, *entities]
+        entities = [*(base.entities if base else ()), *read_mrconso(mrconso, mrsty_path)]
         sources = (*(base.sources if base else ()), f"UMLS MRCONSO ({mrconso.name})")
-        return cls(
-            entities,
-            case_sensitive_names=base._case_sensitive_names if base else None,
-            stop_names=base._stop_names if base else (),
-            sources=sources,
-            guarded_names=base._guarded_names if base else None,
-        )
+        return cls(entities, sources=sources, **(base._name_tables if base else {}))
 
     # -- queries ------------------------------------------------------------------------
 
@@ -338,7 +335,8 @@ class Vocabulary:
 
     def _typos(self) -> TypoIndex:
         if self._typo_index is None:
-            targets = typo_targets(self._name_index, self._entities, self._known())
+            rare = {match_key(n) for names in self._rare_names.values() for n in names}
+            targets = typo_targets(self._name_index, self._entities, self._known(), rare)
             self._typo_index = TypoIndex(targets, [*self._name_index, *self._known()])
         return self._typo_index
 
@@ -383,7 +381,8 @@ class Vocabulary:
 
     @cached_property
     def fingerprint(self) -> str:
-        """What this vocabulary finds and its matching rules' version, hashed."""
+        """What this vocabulary finds and its matching rules' version, hashed (the rare
+        names are left out: they change only queries, never a stored document's text)."""
         tables = (self._case_sensitive_names, self._guarded_names, sorted(set(self._stop_names)))
         known = sorted(self._known())
         return content_fingerprint(self._entities, *tables, known, MATCH_RULES_VERSION)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,6 +45,17 @@ class VocabularyFile:
     guarded_names: dict[str, list[str]]
     stop_names: Sequence[str]
     sources: Sequence[str]
+    #: Per canonical name, names matched but never read as a typo's target (A-6).
+    rare_names: dict[str, list[str]] = field(default_factory=dict)
+
+    def name_tables(self) -> dict[str, object]:
+        """The keyword arguments of ``Vocabulary`` besides the entities and sources."""
+        return {
+            "case_sensitive_names": self.case_sensitive_names,
+            "stop_names": self.stop_names,
+            "guarded_names": self.guarded_names,
+            "rare_names": self.rare_names,
+        }
 
 
 def read_vocabulary_file(path: str | Path | None = None) -> VocabularyFile:
@@ -60,6 +71,7 @@ def read_vocabulary_file(path: str | Path | None = None) -> VocabularyFile:
     entities: list[Entity] = []
     sensitive: dict[str, list[str]] = {}
     guarded: dict[str, list[str]] = {}
+    rare: dict[str, list[str]] = {}
     with opener(file_path, "rt", encoding="utf-8") as handle:
         header = json.loads(handle.readline() or "{}")
         if header.get("format") != "biomed-vocabulary":
@@ -82,12 +94,15 @@ def read_vocabulary_file(path: str | Path | None = None) -> VocabularyFile:
                 sensitive.setdefault(entity.canonical.lower(), []).extend(row["cs"])
             if row.get("g"):
                 guarded.setdefault(entity.canonical.lower(), []).extend(row["g"])
+            if row.get("nt"):
+                rare.setdefault(entity.canonical.lower(), []).extend(row["nt"])
     return VocabularyFile(
         entities=entities,
         case_sensitive_names=sensitive,
         guarded_names=guarded,
         stop_names=header.get("stop_names", ()),
         sources=header.get("sources", ()),
+        rare_names=rare,
     )
 
 

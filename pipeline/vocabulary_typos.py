@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 from pipeline.vocabulary_entities import Entity, EntityMatch
 
@@ -125,14 +125,24 @@ def is_abbreviation_like(word: str) -> bool:
 
 
 def typo_targets(
-    name_index: Mapping[str, int], entities: Sequence[Entity], known: frozenset[str]
+    name_index: Mapping[str, int],
+    entities: Sequence[Entity],
+    known: frozenset[str],
+    rare: Collection[str] = frozenset(),
 ) -> dict[str, int]:
     """The names a typo can be read as: drug names and brands (match keys, letters only,
-    ``MIN_TYPO_TARGET`` or more) that are not known words, each with its entity index."""
+    ``MIN_TYPO_TARGET`` or more) that are neither known words nor ``rare`` (match keys of
+    names nobody is likely to be misspelling: ``mapox``), each with its entity index."""
     targets: dict[str, int] = {}
     for key, index in name_index.items():
         entity = entities[index]
-        if entity.is_drug and key.isalpha() and len(key) >= MIN_TYPO_TARGET and key not in known:
+        if (
+            entity.is_drug
+            and key.isalpha()
+            and len(key) >= MIN_TYPO_TARGET
+            and key not in known
+            and key not in rare
+        ):
             targets.setdefault(key, index)
     return targets
 

@@ -33,7 +33,10 @@ Filters written down (A-6); the script prints how many names each one removed:
   curated entities are left to the other filters;
 - ``guarded``: a gene's official symbol that is a common word (zipf >= 3.0) or an English
   word in capitals (MET, KIT, SET, WAS) is kept, but matched only as written inside a
-  mixed-case sentence (``g`` in the file).
+  mixed-case sentence (``g`` in the file);
+- ``no typo target``: a name that is only a DrugBank synonym (no substance's name, no
+  stored product) and that English text does not use (zipf 0: ``mapox``, ``movicox``) is
+  matched, but a misspelt word is never read as it (``nt`` in the file).
 
 Drug names resolve to the active moiety (``pipeline.vocabulary.strip_salt``): a salt, ester
 or hydrate row (``imatinib mesylate``) merges into its parent with its names as aliases,
@@ -764,6 +767,33 @@ def product_rows(products: Iterable[str], rows_so_far: Iterable[dict]) -> list[d
 _WORD_RE = re.compile(rf"[^\W\d_]{{{SHORT_TYPO_WORD},}}")
 
 
+def mark_rare_names(data: Path, rows: list[dict], brands: set[str]) -> int:
+    """Mark on each row (``nt``) the aliases no typo is read as (A-6): names that are only
+    a DrugBank synonym (not a substance's name, not a product of the stored leaflets and
+    labels) and that English text does not use (wordfreq zipf 0). Nobody misspells a name
+    they have never seen: ``mpox`` was read as ``mapox`` (an aciclovir brand), ``movicol``
+    as ``movicox``, while ``tylenol`` (zipf 2.8) stays a target. ``brands`` as
+    ``read_brands``. Returns the number of names marked; changes ``rows`` in place."""
+    principal = {match_key(name) for name in brands}
+    synonyms: set[str] = set()
+    with open(data / "vocabulary" / "drug_synonyms.tsv", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle, delimiter="\t"):
+            principal.update(match_key(row[column]) for column in ("canonical", "name"))
+            synonyms.update(match_key(name) for name in row["synonyms"].split("|") if name)
+    only_synonyms = synonyms - principal
+    marked = 0
+    for row in rows:
+        rare = [
+            name
+            for name in row.get("a", ())
+            if match_key(name) in only_synonyms and _zipf(name) == 0
+        ]
+        if rare:
+            row["nt"] = rare
+            marked += len(rare)
+    return marked
+
+
 def known_words(data: Path, rows: list[dict]) -> list[str]:
     """Words of four letters or more that are not typos of drug names (the typo look-up
     skips them): English words (zipf >= ``KNOWN_WORD_ZIPF``) and words of two or more
@@ -1135,6 +1165,7 @@ def build(data: Path, out: Path) -> dict:
     CLASSES_OUT.write_text(json.dumps(classes, indent=1, ensure_ascii=False) + "\n")
     merge_classes(rows, [*classes, *CURATED_CLASSES])
     antibody_aliases = first_word_aliases(rows, brands)
+    rare_names = mark_rare_names(data, rows, brands)
     unmatched = sorted({row["c"] for row in rows if row.pop("x", False)})
     header = {
         "format": "biomed-vocabulary",
@@ -1173,6 +1204,7 @@ def build(data: Path, out: Path) -> dict:
         "antibody_first_word_aliases": antibody_aliases,
         "sold_combinations_typed_drug": sold_combinations,
         "product_rows": len(products),
+        "rare_names_no_typo_target": rare_names,
     }
 
 

@@ -321,6 +321,46 @@ def test_a6_typo_look_up_on_a_small_vocabulary_without_known_words():
     ]
 
 
+def test_a6_a_rare_name_is_matched_but_never_read_as_a_typo():
+    entities = [Entity("zorbatinib", "drug", aliases=("Zorbaxa", "zorbixol"))]
+    plain = Vocabulary(entities, known_words=())
+    rare = Vocabulary(entities, known_words=(), rare_names={"zorbatinib": ["zorbixol"]})
+    assert plain.correct("zorbixal")[0] == "zorbixol"
+    assert rare.correct("zorbixal") is None
+    assert rare.match_drug_entities("zorbixol tablets") == ["zorbatinib"]
+    assert rare.correct("Zorbaxe")[0] == "Zorbaxa"
+
+
+@pytest.mark.parametrize(
+    ("word", "was_read_as"),
+    [
+        ("mpox", "mapox"),  # a disease, not an aciclovir brand
+        ("movicol", "movicox"),  # a laxative, not a meloxicam brand
+        ("ecoli", "ecolid"),
+        ("abeta", "akbeta"),
+        ("hpmc", "hpmpc"),  # hypromellose, not cidofovir's code name
+        ("ancer", "ancef"),  # a dropped letter of "cancer"
+    ],
+)
+def test_a6_a_name_nobody_writes_is_no_typo_target(vocabulary, word, was_read_as):
+    # These synonyms are in no stored label and in no English text (wordfreq zipf 0):
+    # the shipped file marks them rare, so the words above stay as written.
+    assert vocabulary.get(was_read_as) is not None
+    assert vocabulary.correct(word) is None
+
+
+@pytest.mark.parametrize(
+    ("word", "read_as"),
+    [
+        ("tylenal", "tylenol"),  # a brand English text uses (zipf 2.8) stays a target
+        ("Zigen", "ziagen"),  # a stored product, no longer tied with ziken (a mesna brand)
+        ("Privign", "Privigen"),  # tied with privin (naphazoline) before
+    ],
+)
+def test_a6_names_people_write_stay_typo_targets(vocabulary, word, read_as):
+    assert vocabulary.correct(word)[0] == read_as
+
+
 def test_a6_typo_never_chooses_between_two_drugs():
     vocabulary = Vocabulary(
         [Entity("abcdefgh", "drug"), Entity("abcdefgk", "drug")], known_words=()

@@ -273,3 +273,31 @@ def test_the_shipped_vocabulary_reads_every_leaflet_product_as_a_drug():
         "silodosin",
         "amlodipine/valsartan",
     ]
+
+
+def test_a6_rare_names_are_synonyms_nobody_writes(build, tmp_path):
+    (tmp_path / "vocabulary").mkdir()
+    (tmp_path / "vocabulary" / "drug_synonyms.tsv").write_text(
+        "canonical\tname\tdrugbank_id\tmesh_id\tmedline_plus_id\tsmiles\tsynonyms\n"
+        "acetaminophen\tAcetaminophen\tDB00316\t\t\t\tzorbixol|tylenol|paracetamol\n"
+        "meloxicam\tMeloxicam\tDB00814\t\t\t\tmovicox|Qlarvyn\n",
+        encoding="utf-8",
+    )
+    rows = [
+        {"c": "acetaminophen", "t": "drug", "a": ["Acetaminophen", "zorbixol", "tylenol"]},
+        {"c": "meloxicam", "t": "drug", "a": ["Meloxicam", "movicox", "Qlarvyn"]},
+        {"c": "EGFR", "t": "gene", "a": ["ERBB1"]},
+    ]
+    # Qlarvyn is a stored product (a brand of the leaflets), tylenol an English word
+    assert build.mark_rare_names(tmp_path, rows, {"qlarvyn"}) == 2
+    assert rows[0]["nt"] == ["zorbixol"]
+    assert rows[1]["nt"] == ["movicox"]
+    assert "nt" not in rows[2]
+
+
+def test_the_shipped_vocabulary_marks_rare_names():
+    with gzip.open(SHIPPED_VOCABULARY, "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle][1:]
+    acyclovir = next(row for row in rows if row["c"] == "acyclovir")
+    assert "mapox" in acyclovir["nt"] and "zovirax" not in acyclovir["nt"]  # zipf 1.35
+    assert sum(len(row.get("nt", ())) for row in rows) > 10_000

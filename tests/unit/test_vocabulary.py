@@ -176,6 +176,22 @@ def test_r_voc_4_mrconso_english_rows_grouped_by_cui(mrconso):
 def test_r_voc_4_mrconso_merges_with_a_base_vocabulary(mrconso, vocabulary):
     merged = Vocabulary.from_mrconso(mrconso, base=vocabulary)
     assert merged.match_drug_entities("Tagrisso then Zorbaxa") == ["osimertinib", "Zorbatinib"]
+    # the base's rare names stay no typo target: mpox is not mapox (aciclovir)
+    assert merged.correct("mpox") is None
+    assert merged.correct("Tagriso")[1].canonical == "osimertinib"
+
+
+def test_a6_rare_names_round_trip_through_a_vocabulary_file(tmp_path):
+    path = tmp_path / "v.jsonl"
+    rows = [
+        {"format": "biomed-vocabulary", "version": 2},
+        {"c": "zorbatinib", "t": "drug", "a": ["Zorbaxa", "zorbixol"], "nt": ["zorbixol"]},
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    vocabulary = Vocabulary.load(path)
+    assert vocabulary.match_drug_entities("zorbixol") == ["zorbatinib"]  # matched as written
+    assert vocabulary.correct("zorbixal") is None  # but no misspelling is read as it
+    assert vocabulary.correct("Zorbaxe")[0] == "Zorbaxa"
 
 
 def test_r_voc_4_bad_file_header_is_rejected(tmp_path):

@@ -42,10 +42,12 @@ MIN_TYPO_WORD = 6
 MIN_TYPO_TARGET = 5
 _TYPO_WORD_RE = re.compile(r"(?<![^\W_])[^\W\d_]{4,}(?![^\W_])")
 #: First letters a name is also looked up under, because they sound alike: ``zevudy`` is a
-#: misspelt Xevudy, ``canuma`` Kanuma (the first letter is part of the edit distance).
+#: misspelt Xevudy, ``canuma`` Kanuma, ``kutenza`` Qutenza (the first letter is part of
+#: the edit distance).
 SOUND_ALIKE_FIRSTS: dict[str, tuple[str, ...]] = {
-    "c": ("k",),
-    "k": ("c",),
+    "c": ("k", "q"),
+    "k": ("c", "q"),
+    "q": ("k", "c"),
     "x": ("z",),
     "z": ("x",),
 }

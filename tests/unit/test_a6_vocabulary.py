@@ -259,7 +259,8 @@ def test_a6_typo_needs_four_letters_and_the_allowed_distance(vocabulary):
 
 
 @pytest.mark.parametrize(
-    ("word", "brand"), [("zevudy", "xevudy"), ("canuma", "kanuma"), ("Kytruda", "keytruda")]
+    ("word", "brand"),
+    [("zevudy", "xevudy"), ("canuma", "kanuma"), ("Kytruda", "keytruda"), ("kutenza", "qutenza")],
 )
 def test_a6_a_first_letter_that_sounds_alike_is_looked_up_too(vocabulary, word, brand):
     assert vocabulary.correct(word)[0].lower() == brand

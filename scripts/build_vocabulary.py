@@ -306,6 +306,9 @@ MANUAL_STOP_NAMES = {
     "glucose",
     "dextrose",
     "urea",
+    # the organ ("blood tests of your liver and thyroid gland"); the drug row's other
+    # names (desiccated thyroid, Armour) stay
+    "thyroid gland",
 }
 
 _MIN_ALIAS = 3

@@ -68,6 +68,14 @@ def test_the_shipped_vocabulary_reads_no_entity_into_alcohol_coffee_or_tea():
         "benzyl alcohol"]
 
 
+def test_the_shipped_vocabulary_reads_the_thyroid_gland_as_no_drug():
+    # vocabulary_precision's hand-checked sample found "thyroid gland" read as the drug
+    # thyroid (desiccated thyroid) in "your liver and thyroid gland"
+    vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
+    assert vocabulary.match_drug_entities("my thyroid gland was removed") == []
+    assert vocabulary.match_drug_entities("desiccated thyroid tablets") == ["thyroid"]
+
+
 @pytest.mark.parametrize(
     ("name", "kind", "reason"),
     [

@@ -150,6 +150,9 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"alcohol",
             r"pregnan(?:t|cy)",
             r"breast-?feeding",
+            # contraception advice is in section 2 of ~95% of the leaflets that give it
+            r"contracept\w*",
+            r"birth control",
             r"who (?:should|must|can) ?(?:not|n't) (?:take|use|have)",
             r"(?:should not|shouldn't|must not|cannot|can't) (?:take|use)",
             r"(?:do|did) not (?:take|use)",

@@ -62,6 +62,10 @@ pytestmark = pytest.mark.unit
         ("Tremfya 100 mg SC wk 0, wk 4 then q8w", "dosage_and_administration"),
         ("can I get my vaccinations while using Cibinqo", "warnings"),
         ("having a live vaccine on Rinvoq", "warnings"),
+        # contraception advice is in section 2 of the leaflets that give it
+        ("How long must women use contraception after the last dose of Kisqali?", "warnings"),
+        ("will Ontozry stop my contraceptive pill from working", "warnings"),
+        ("is birth control needed with Xeljanz", "warnings"),
         # the only questions that recall the list of local representatives
         ("Tasigna local representative in Belgium", "contacts"),
         ("phone number for Novartis about Tasigna", "contacts"),

@@ -7,6 +7,8 @@ The edit distance allowed depends on word length (1 for 4-9 letters, 2 for 10 or
 Never read as typos: words of the known-words list (``KNOWN_WORDS``), prescription
 shorthand (``nocte``), and short words (4-5 letters) written in capitals (an abbreviation:
 ``AICR`` is not a misspelt ``AICAR``) or that begin a longer name or word (``tamox``).
+Never read as: the vocabulary's rare names (synonyms nobody writes: ``mpox`` is not
+``mapox``), nor known words.
 Texts longer than ``TYPO_MAX_CHARS`` are documents, not queries: ``Vocabulary.find``
 looks up no typos in them unless asked.
 """

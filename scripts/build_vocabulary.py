@@ -711,9 +711,30 @@ def product_aliases(
                 continue
             generic = generics.pop()
             for name in names:
-                if name.lower() not in known and len(name) >= 4 and _keep(name, "alias", set()):
+                if (
+                    name.lower() not in known
+                    and len(name) >= 4
+                    and _keep(name, "alias", set())
+                    and not names_another_drug(name, generic, vocabulary)
+                ):
                     aliases[generic].append(name.title())
     return {generic: sorted(set(names)) for generic, names in aliases.items()}
+
+
+def names_another_drug(name: str, generic: str, vocabulary: Vocabulary) -> bool:
+    """True when part of an FDA product ``name`` (not all of it) is the name of a drug other
+    than ``generic``: a combination ("Sulfamethoxazole and Trimethoprim", "Multivitamin
+    with Fluoride") or another brand's line ("UROGESIC BLUE"), which is no brand of
+    ``generic`` alone; as an alias of one substance it hid the other ("oxycodone and
+    acetaminophen" read as oxycodone only). A whole name that is another drug's
+    (``Depen``, a synonym of a research compound too) is still the label's brand."""
+    whole = len(name.strip())
+    return any(
+        match.entity.is_drug
+        and match.entity.canonical.lower() != generic
+        and match.end - match.start < whole
+        for match in vocabulary.find(name, correct_typos=False)
+    )
 
 
 def _is_brand(name: str, brands: set[str]) -> bool:

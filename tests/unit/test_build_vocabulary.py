@@ -309,3 +309,29 @@ def test_the_shipped_vocabulary_marks_rare_names():
     acyclovir = next(row for row in rows if row["c"] == "acyclovir")
     assert "mapox" in acyclovir["nt"] and "zovirax" not in acyclovir["nt"]  # zipf 1.35
     assert sum(len(row.get("nt", ())) for row in rows) > 10_000
+
+
+def test_a6_an_fda_combination_name_is_no_brand_of_one_substance(build):
+    vocabulary = Vocabulary(
+        [
+            Entity("oxycodone", "drug"),
+            Entity("acetaminophen", "drug"),
+            Entity("4-o-demethylpenclomedine", "drug", aliases=("Depen",)),
+        ],
+        known_words=(),
+    )
+    assert build.names_another_drug("OXYCODONE AND ACETAMINOPHEN", "oxycodone", vocabulary)
+    assert build.names_another_drug("Multivitamin with acetaminophen", "oxycodone", vocabulary)
+    assert not build.names_another_drug("Roxicodone", "oxycodone", vocabulary)
+    # a whole name that is another row's synonym is still the label's brand
+    assert not build.names_another_drug("Depen", "penicillamine", vocabulary)
+
+
+def test_the_shipped_vocabulary_reads_both_drugs_of_an_fda_combination_name():
+    vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
+    for text, drugs in [
+        ("oxycodone and acetaminophen tablets", ["oxycodone", "acetaminophen"]),
+        ("Sulfamethoxazole and Trimethoprim for UTI", ["sulfamethoxazole", "trimethoprim"]),
+        ("buprenorphine and naloxone film", ["buprenorphine", "naloxone"]),
+    ]:
+        assert vocabulary.match_drug_entities(text) == drugs

@@ -66,6 +66,13 @@ pytestmark = pytest.mark.unit
         ("How long must women use contraception after the last dose of Kisqali?", "warnings"),
         ("will Ontozry stop my contraceptive pill from working", "warnings"),
         ("is birth control needed with Xeljanz", "warnings"),
+        # tests and checks during treatment are in section 2; food and timing in section 3
+        ("Tasmar 100 mg tds - how often are LFTs needed during the first year?", "warnings"),
+        ("Does Zejula require blood pressure monitoring?", "warnings"),
+        ("what blood tests do I need on Xeljanz", "warnings"),
+        ("rydpat capsules - with food or without?", "dosage_and_administration"),
+        ("Feraccru 30 mg bd - before or after food?", "dosage_and_administration"),
+        ("should Zykadia be swallowed on an empty stomach", "dosage_and_administration"),
         # the only questions that recall the list of local representatives
         ("Tasigna local representative in Belgium", "contacts"),
         ("phone number for Novartis about Tasigna", "contacts"),

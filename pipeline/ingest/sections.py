@@ -53,7 +53,12 @@ def canonical_section(heading: str, kind: str = "document") -> str:
 QRD_OPENINGS: dict[int, re.Pattern[str]] = {
     2: re.compile(r"^\W*Do not (?:take|use|give|have) [\w -]{1,40}? if you are allergic", re.I),
     3: re.compile(r"^\W*Always (?:take|use|give) (?:this medicine|\w+) exactly", re.I),
-    4: re.compile(r"^\W*Like all medicines,? this medicine can cause side effects", re.I),
+    4: re.compile(
+        r"^\W*(?:Like all medicines,? this medicine can cause side effects"
+        # the HIV leaflets' section 4 opens with weight and blood lipids (14 of 14)
+        r"|During HIV therapy there may be an increase in weight)",
+        re.I,
+    ),
     5: re.compile(r"^\W*Keep (?:this medicine )?out of the sight and reach of children", re.I),
 }
 

@@ -223,6 +223,22 @@ LIXIANA = [  # as the source split it: one heading late from "3." on
 ]
 
 
+def test_r_ing_2_the_hiv_side_effects_opening_keeps_section_4_in_place():
+    # Norvir: section 4 opens "During HIV therapy ...", its side effects run on under
+    # "5. How to store" and the storage text is under "6."
+    headings = ["1. What", "2. What you need", "3. How to take", "4. Possible side effects",
+                "5. How to store", "6. Contents of the pack"]
+    texts = [
+        "Norvir contains ritonavir.",
+        "Do not take Norvir if you are allergic to ritonavir.",
+        "Always take this medicine exactly as your doctor has told you.",
+        "During HIV therapy there may be an increase in weight and in blood lipids.",
+        "In patients with haemophilia there have been reports of increased bleeding.",
+        "Keep this medicine out of the sight and reach of children.",
+    ]
+    assert leaflet_section_numbers(headings, texts) == [1, 2, 3, 4, 4, 5]
+
+
 def test_r_ing_2_a_leaflet_split_one_heading_late_is_read_by_its_qrd_openings(
     tmp_path, vocabulary
 ):

@@ -123,8 +123,13 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"q\d+\s?(?:h|d|w|wk|wks)",
             r"every \d+ (?:hours|days|weeks|months)",
             # food and timing of a dose: "with or without food" is in section 3 of 196
-            # leaflets, section 2 of 39; "empty stomach" 32 / 9
-            r"(?:with|without|before|after) (?:food|a meal|meals|eating)",
+            # leaflets, section 2 of 39; "empty stomach" 32 / 9. Not "X with food and
+            # drink" (section 2's interactions) nor "diarrhoea after eating" (a symptom).
+            r"with or without (?:food|a meal|meals)",
+            r"with (?:food|a meal|meals) or (?:without|fasting|fasted|on an empty stomach)",
+            r"before or after (?:food|a meal|meals|eating)",
+            r"(?:take|takes|taken|taking|swallow|swallowed|give|given) (?:[\w-]+ ){0,3}?"
+            r"(?:with|without|before|after) (?:food|a meal|meals)",
             r"empty stomach",
         ),
     ),
@@ -159,11 +164,12 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"birth control",
             # tests and checks during treatment are in section 2: "tests ... before /
             # during treatment" 197 sections vs 21 in section 3, "monitor" 402 vs 187
-            r"monitor\w*",
+            r"monitor(?:ing|ed)",
             r"(?:blood|liver|kidney|lab|laboratory) tests?",
             r"(?:LFTs?|U&Es?|TFTs?|FBCs?)",
             r"(?:be|get|been|are|is) (?:checked|tested)",
-            r"to (?:check|test)",
+            r"check (?:my|your|the|their) (?:blood|liver|kidney|eyes|heart)",
+            r"check(?:ing)? (?:LFTs?|U&Es?|TFTs?|FBCs?|bloods)",
             r"who (?:should|must|can) ?(?:not|n't) (?:take|use|have)",
             r"(?:should not|shouldn't|must not|cannot|can't) (?:take|use)",
             r"(?:do|did) not (?:take|use)",

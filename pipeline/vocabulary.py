@@ -70,6 +70,7 @@ from pipeline.vocabulary_typos import (
     TypoIndex,
     corrected_text,
     is_abbreviation_like,
+    rare_keys,
     typo_matches,
     typo_targets,
 )
@@ -132,7 +133,7 @@ class Vocabulary:
         self._guarded_names = dict(guarded_names or {})
         self._rare_names = dict(rare_names or {})
         self._stop_names = tuple(stop_names)
-        self._name_tables: dict[str, Any] = {  # as given, for a vocabulary built on this one
+        self._name_tables: dict[str, Any] = {  # for a vocabulary built on this one
             "case_sensitive_names": self._case_sensitive_names,
             "stop_names": self._stop_names,
             "guarded_names": self._guarded_names,
@@ -335,7 +336,7 @@ class Vocabulary:
 
     def _typos(self) -> TypoIndex:
         if self._typo_index is None:
-            rare = {match_key(n) for names in self._rare_names.values() for n in names}
+            rare = rare_keys(self._rare_names, self._name_index, self._entities, match_key)
             targets = typo_targets(self._name_index, self._entities, self._known(), rare)
             self._typo_index = TypoIndex(targets, [*self._name_index, *self._known()])
         return self._typo_index

@@ -31,6 +31,7 @@ __all__ = [
     "TypoIndex",
     "corrected_text",
     "is_abbreviation_like",
+    "rare_keys",
     "typo_matches",
     "typo_targets",
 ]
@@ -149,6 +150,24 @@ def typo_targets(
         ):
             targets.setdefault(key, index)
     return targets
+
+
+def rare_keys(
+    rare_names: Mapping[str, Sequence[str]],
+    name_index: Mapping[str, int],
+    entities: Sequence[Entity],
+    key: Callable[[str], str],
+) -> frozenset[str]:
+    """Match keys (``key``) of the rare names that read as the entity they are listed
+    under (``rare_names``: per lower-case canonical name): a name listed rare under one
+    entity stays a typo target where it names another."""
+    keys = set()
+    for canonical, names in rare_names.items():
+        for name in names:
+            index = name_index.get(key(name))
+            if index is not None and entities[index].canonical.lower() == canonical:
+                keys.add(key(name))
+    return frozenset(keys)
 
 
 def typo_matches(

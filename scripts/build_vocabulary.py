@@ -84,7 +84,7 @@ from pipeline.vocabulary import (
     name_filter_reason,
     strip_salt,
 )
-from pipeline.vocabulary_typos import SHORT_TYPO_WORD
+from pipeline.vocabulary_typos import MIN_TYPO_TARGET, SHORT_TYPO_WORD
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -727,7 +727,10 @@ def names_another_drug(name: str, generic: str, vocabulary: Vocabulary) -> bool:
     with Fluoride") or another brand's line ("UROGESIC BLUE"), which is no brand of
     ``generic`` alone; as an alias of one substance it hid the other ("oxycodone and
     acetaminophen" read as oxycodone only). A whole name that is another drug's
-    (``Depen``, a synonym of a research compound too) is still the label's brand."""
+    (``Depen``, a synonym of a research compound too) is still the label's brand. A
+    product named by one substance and a drug-named solvent or excipient goes too
+    ("Atorvastatin Calcium Propylene Glycol Solvate"), and "Urogesic Blue" is then read
+    by its first word alone (a phenazopyridine brand): neither is a name people ask by."""
     whole = len(name.strip())
     return any(
         match.entity.is_drug
@@ -793,12 +796,15 @@ _WORD_RE = re.compile(rf"[^\W\d_]{{{SHORT_TYPO_WORD},}}")
 
 def mark_rare_names(data: Path, rows: list[dict], brands: set[str]) -> int:
     """Mark on each row (``nt``) the aliases no typo is read as (A-6): names that are only
-    a DrugBank synonym (not a substance's name, not a product of the stored leaflets and
-    labels) and that English text does not use (wordfreq zipf 0). Nobody misspells a name
-    they have never seen: ``mpox`` was read as ``mapox`` (an aciclovir brand), ``movicol``
-    as ``movicox``, while ``tylenol`` (zipf 2.8) stays a target. ``brands`` as
-    ``read_brands``. Returns the number of names marked; changes ``rows`` in place."""
+    a DrugBank synonym (not a substance's name, a row's canonical name included, nor a
+    product of the stored leaflets and labels) and that English text does not use
+    (wordfreq zipf 0). Nobody misspells a name they have never seen: ``mpox`` was read as
+    ``mapox`` (an aciclovir brand), ``movicol`` as ``movicox``, while ``tylenol`` (zipf
+    2.8) stays a target. Only names the look-up could read a typo as are marked (one word
+    of letters, ``MIN_TYPO_TARGET`` or more). ``brands`` as ``read_brands``. Returns the
+    number of names marked; changes ``rows`` in place."""
     principal = {match_key(name) for name in brands}
+    principal.update(match_key(row["c"]) for row in rows)  # levocarnitine, a salt's parent
     synonyms: set[str] = set()
     with open(data / "vocabulary" / "drug_synonyms.tsv", encoding="utf-8") as handle:
         for row in csv.DictReader(handle, delimiter="\t"):
@@ -810,7 +816,10 @@ def mark_rare_names(data: Path, rows: list[dict], brands: set[str]) -> int:
         rare = [
             name
             for name in row.get("a", ())
-            if match_key(name) in only_synonyms and _zipf(name) == 0
+            if match_key(name) in only_synonyms
+            and match_key(name).isalpha()
+            and len(match_key(name)) >= MIN_TYPO_TARGET
+            and _zipf(name) == 0
         ]
         if rare:
             row["nt"] = rare

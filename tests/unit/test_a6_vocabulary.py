@@ -350,9 +350,25 @@ def test_a6_a_name_nobody_writes_is_no_typo_target(vocabulary, word, was_read_as
     assert vocabulary.correct(word) is None
 
 
+def test_a6_a_rare_name_is_no_target_only_for_the_entity_it_is_listed_under():
+    # "zorbix" is listed rare under zorbatinib but names another drug: still a target
+    entities = [Entity("zorbatinib", "drug"), Entity("quexamab", "drug", aliases=("zorbix",))]
+    rare = Vocabulary(entities, known_words=(), rare_names={"zorbatinib": ["zorbix"]})
+    assert rare.correct("zorbex")[0] == "zorbix"
+
+
+def test_a6_rare_names_do_not_change_the_fingerprint():
+    # documents are never typo-corrected, so what is stored does not depend on them
+    entities = [Entity("zorbatinib", "drug", aliases=("zorbixol",))]
+    plain = Vocabulary(entities, known_words=())
+    rare = Vocabulary(entities, known_words=(), rare_names={"zorbatinib": ["zorbixol"]})
+    assert plain.fingerprint == rare.fingerprint
+
+
 @pytest.mark.parametrize(
     ("word", "read_as"),
     [
+        ("levocarnatine", "levocarnitine"),  # a salt's parent is a substance's name
         ("tylenal", "tylenol"),  # a brand English text uses (zipf 2.8) stays a target
         ("Zigen", "ziagen"),  # a stored product, no longer tied with ziken (a mesna brand)
         ("Privign", "Privigen"),  # tied with privin (naphazoline) before

@@ -94,6 +94,12 @@ def test_a5_lay_phrasing_cues_the_stored_section(query, cue):
         "how many patients responded to osimertinib",
         "how is the disease diagnosed",
         "contact your doctor if you get a rash on Tagrisso",
+        # not the food and tests cues: a symptom after eating, section 2's "with food and
+        # drink", a device
+        "I get diarrhoea after eating on Orlistat",
+        "Kisqali with food and drink",
+        "continuous glucose monitor with insulin pump",
+        "how to test whether the pen works",
     ],
 )
 def test_a5_no_cue_where_no_section_is_asked_for(query):

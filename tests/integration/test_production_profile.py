@@ -52,6 +52,7 @@ from scripts.build_tiny_production_cache import (
     TinyProductionCache,
     build_tiny_production_cache,
 )
+from tests.support.budgets import SLOW_MACHINE_BUDGETS
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -158,6 +159,8 @@ def cli_url(tiny_cache: TinyProductionCache, cli_folder: Path) -> Iterator[str]:
     folder = cli_folder
     overlay = yaml.safe_load(tiny_cache.overlay_path.read_text(encoding="utf-8"))
     del overlay["models"]["hf_cache_dir"]
+    # these tests check that every path runs, not how fast (tests/support/budgets.py)
+    overlay.setdefault("pipeline", {})["budgets"] = SLOW_MACHINE_BUDGETS
     (folder / "overlay.yaml").write_text(yaml.safe_dump(overlay), encoding="utf-8")
     _create_image_collections(
         load_config("production", folder / "overlay.yaml", data_dir=folder / "data")

@@ -10,6 +10,7 @@ import pytest
 
 from deployments.config import load_config
 from deployments.serve_cli import wait_ready
+from tests.support.budgets import SLOW_MACHINE_BUDGETS
 from tests.support.faulty import FailingCrossEncoder, StoppedEncoder
 from tests.support.slices import ingest_slice
 
@@ -55,6 +56,7 @@ def config(tmp_path_factory):
                 "tier2": {"scorer": "cross_encoder"},
                 "stages": {"supplement": True},
                 "routing": {"chemical_for_drug_queries": True},
+                "budgets": SLOW_MACHINE_BUDGETS,  # paths, not speed
             },
             "serve": {
                 "encoder": {"num_cpus": 0.5, "max_batch_size": 32, "batch_wait_timeout_s": 0.02},

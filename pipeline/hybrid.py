@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from pipeline.schema import NodeWithScore
 from pipeline.text import contains_term, query_terms, tokens
 
-__all__ = ["hybrid_fuse_dense_sparse", "sparse_score"]
+__all__ = ["hybrid_fuse_dense_sparse", "pool_term_weights", "sparse_score"]
 
 
 @lru_cache(maxsize=8192)
@@ -18,22 +19,61 @@ def _words(lowered: str) -> frozenset[str]:
     return frozenset(tokens(lowered))
 
 
-def sparse_score(query: str, text: str, extra_terms: Sequence[str] = ()) -> float:
+def _hits(term: str, lowered: str, words: frozenset[str]) -> bool:
+    if " " in term or "-" in term:
+        return contains_term(lowered, term)
+    return term in words
+
+
+def sparse_score(
+    query: str,
+    text: str,
+    extra_terms: Sequence[str] = (),
+    weights: Mapping[str, float] | None = None,
+) -> float:
     """Term overlap in [0, 1] (R-HYB-3): hits / len(terms), where terms are the query's
     tokens (stop words left out) plus ``extra_terms`` (drug names, section cues), and a
     term hits when it occurs in ``text`` as a whole word (multi-word terms as a phrase,
-    letter-bounded). No terms: 0.0."""
+    letter-bounded). With ``weights`` (term -> weight >= 0, from
+    :func:`pool_term_weights`), each term counts its weight instead of 1 and terms
+    without a weight count 0. No terms, or no weight: 0.0."""
     terms = query_terms(query, tuple(extra_terms))
     if not terms:
         return 0.0
     lowered = text.lower()
     words = _words(lowered)
-    hits = sum(
-        1
-        for term in terms
-        if (term in words if " " not in term and "-" not in term else contains_term(lowered, term))
-    )
-    return hits / len(terms)
+    if weights is None:
+        return sum(1 for term in terms if _hits(term, lowered, words)) / len(terms)
+    total = sum(weights.get(term, 0.0) for term in terms)
+    if total <= 0.0:
+        return 0.0
+    hit = sum(weights.get(term, 0.0) for term in terms if _hits(term, lowered, words))
+    return hit / total
+
+
+def pool_term_weights(
+    query: str, texts: Sequence[str], extra_terms: Sequence[str] = ()
+) -> dict[str, float]:
+    """A-14: each query term's BM25 inverse document frequency over the candidate pool,
+    ``ln(1 + (n - df + 0.5) / (df + 0.5))`` (Robertson-Sparck Jones, as Lucene's BM25),
+    where ``n`` is ``len(texts)`` and ``df`` the number of texts the term occurs in (as
+    :func:`sparse_score` finds it). A term no text holds gets no weight: it cannot tell
+    candidates apart. A word the whole pool shares (the question's "pain", "children")
+    weighs little and a word few candidates hold (the disease the question names) much,
+    so that term overlap stops rewarding chunks that hold many common words.
+
+    Returns term -> weight > 0; empty for no terms or no texts."""
+    terms = query_terms(query, tuple(extra_terms))
+    if not terms or not texts:
+        return {}
+    pool = [(lowered, _words(lowered)) for lowered in (text.lower() for text in texts)]
+    weights = {}
+    n = len(pool)
+    for term in dict.fromkeys(terms):
+        df = sum(1 for lowered, words in pool if _hits(term, lowered, words))
+        if df:
+            weights[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    return weights
 
 
 def hybrid_fuse_dense_sparse(
@@ -41,6 +81,7 @@ def hybrid_fuse_dense_sparse(
     query: str,
     extra_terms: Sequence[str],
     alpha: float,
+    term_weighting: str = "uniform",
 ) -> list[NodeWithScore]:
     """Re-score ``nodes`` with ``alpha * dense + (1 - alpha) * sparse`` (R-HYB-1), best first.
 
@@ -51,17 +92,27 @@ def hybrid_fuse_dense_sparse(
     (tens to hundreds for MedCPT) and would swamp the [0, 1] overlap whatever ``alpha``
     says; the inner product's order enters through the dense leg (which hits are
     recalled, and their RRF rank under ``fusion: rrf``). ``sparse`` is
-    ``sparse_score(query, text, extra_terms)``. Returns new objects; ties keep input order.
+    ``sparse_score(query, text, extra_terms)``: every term counts 1 with
+    ``term_weighting="uniform"`` (R-HYB-3, the seed), its pool IDF with ``"pool_idf"``
+    (A-14, :func:`pool_term_weights` over ``nodes``). Returns new objects; ties keep
+    input order.
 
     Raises:
-        ValueError: ``alpha`` outside [0, 1].
+        ValueError: ``alpha`` outside [0, 1], or an unknown ``term_weighting``.
     """
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    if term_weighting not in ("uniform", "pool_idf"):
+        raise ValueError(f"term_weighting must be uniform or pool_idf, got {term_weighting!r}")
+    weights = (
+        pool_term_weights(query, [item.node.text for item in nodes], extra_terms)
+        if term_weighting == "pool_idf"
+        else None
+    )
     fused = []
     for item in nodes:
         dense = item.vector_similarity if item.vector_similarity is not None else 0.0
-        sparse = sparse_score(query, item.node.text, extra_terms)
+        sparse = sparse_score(query, item.node.text, extra_terms, weights)
         fused.append(
             item.model_copy(
                 update={

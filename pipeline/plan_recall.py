@@ -228,16 +228,12 @@ class PlanRecall:
             return self._fuse_structure(structure_hits, dense_hits, written, decisions, detail)
         candidates = merge_rrf([dense_hits, lexical_hits], self.settings.rrf.k)
         kb_names = context.scope.kb_names if context.scope is not None else ()
-        fusion = (
-            self.settings.hybrid.fusion_for(
-                kb_names, names_drugs=names_drug_terms(context.query, self.vocabulary)
-            )
-            if hybrid and stages.hybrid_fusion
-            else None
-        )
-        if fusion is not None:  # R-HYB-1 over the RRF union of both legs
+        if hybrid and stages.hybrid_fusion:  # R-HYB-1 over the RRF union of both legs
+            names_drugs = names_drug_terms(context.query, self.vocabulary)
+            fusion = self.settings.hybrid.fusion_for(kb_names, names_drugs=names_drugs)
+            weighting = self.settings.hybrid.term_weighting_for(kb_names, names_drugs=names_drugs)
             rescored = hybrid_fuse_dense_sparse(
-                candidates, context.query, expanded.sparse_terms, context.alpha
+                candidates, context.query, expanded.sparse_terms, context.alpha, weighting
             )
             if fusion == "rrf":
                 candidates = merge_rrf(
@@ -247,7 +243,7 @@ class PlanRecall:
                 )
             else:
                 candidates = rescored
-            decisions.append(f"hybrid_alpha:{context.alpha}:{fusion}")
+            decisions.append(f"hybrid_alpha:{context.alpha}:{fusion}:{weighting}")
         if stages.tier1:
             clock = Stopwatch()
             candidates, tier1_decision = await tier1_rerank(

@@ -151,16 +151,25 @@ class HybridSettings(_Frozen):
     #: Knowledge base -> fusion, for a kb whose own development set chose differently.
     #: Applies when every kb of the request's scope names the same fusion here.
     fusion_by_kb: dict[str, Literal["replace", "rrf"]] = Field(default_factory=dict)
-    #: A-13: ``fusion_by_kb`` applies to questions that name a drug, or a class or
-    #: condition with related drugs (``pipeline.supplement.names_drug_terms``); one that
-    #: names none (lay words: "a gel for a red, flushed face") gets ``fusion``, like a kb
-    #: without its own choice. The drug KB chose ``replace`` on questions that all name
-    #: drugs or classes. False: ``fusion_by_kb`` for every question.
+    #: A-13: ``fusion_by_kb`` (and ``term_weighting_by_kb``) applies to questions that
+    #: name a drug, or a class or condition with related drugs
+    #: (``pipeline.supplement.names_drug_terms``); one that names none (lay words: "a gel
+    #: for a red, flushed face") gets ``fusion``, like a kb without its own choice. The
+    #: drug KB chose ``replace`` on questions that all name drugs or classes. False:
+    #: ``fusion_by_kb`` for every question.
     fusion_by_kb_needs_drugs: bool = True
     #: Canonical sections whose chunks both legs leave out unless the question cues that
     #: section (A-9): a leaflet's list of local representatives answers no medical
     #: question. ``[]`` keeps every chunk (the seed).
     set_aside_sections: tuple[str, ...] = ("contacts",)
+    #: How R-HYB-3's term overlap counts a query term. ``uniform``: every term 1 (the
+    #: seed). ``pool_idf`` (A-14): its BM25 IDF over the plan's candidates
+    #: (``pipeline.hybrid.pool_term_weights``), so the rare word that decides a lay
+    #: question outweighs the common words around it.
+    term_weighting: Literal["uniform", "pool_idf"] = "uniform"
+    #: Knowledge base -> term weighting, like ``fusion_by_kb`` (and, with
+    #: ``fusion_by_kb_needs_drugs``, for questions that name a drug only).
+    term_weighting_by_kb: dict[str, Literal["uniform", "pool_idf"]] = Field(default_factory=dict)
 
     def fusion_for(
         self, kb_names: Sequence[str], *, names_drugs: bool
@@ -170,6 +179,16 @@ class HybridSettings(_Frozen):
         if not names_drugs and self.fusion_by_kb_needs_drugs:
             return self.fusion
         return choice_for_scope(self.fusion, self.fusion_by_kb, kb_names)
+
+    def term_weighting_for(
+        self, kb_names: Sequence[str], *, names_drugs: bool
+    ) -> Literal["uniform", "pool_idf"]:
+        """R-HYB-3's term weighting for a request scoped to ``kb_names`` whose question
+        does (``names_drugs``) or does not name a drug: the kb's own choice applies as
+        :meth:`fusion_for`'s does (A-13, A-14)."""
+        if not names_drugs and self.fusion_by_kb_needs_drugs:
+            return self.term_weighting
+        return choice_for_scope(self.term_weighting, self.term_weighting_by_kb, kb_names)
 
 
 class LexicalSettings(_Frozen):

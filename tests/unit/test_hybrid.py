@@ -1,8 +1,10 @@
 """R-HYB-1..4: dense + sparse fusion."""
 
+import math
+
 import pytest
 
-from pipeline.hybrid import hybrid_fuse_dense_sparse, sparse_score
+from pipeline.hybrid import hybrid_fuse_dense_sparse, pool_term_weights, sparse_score
 from tests.unit.helpers import hit, ids
 
 pytestmark = pytest.mark.unit
@@ -57,3 +59,54 @@ def test_r_hyb_2_missing_dense_counts_as_zero_and_inputs_are_not_mutated():
 def test_r_hyb_1_rejects_alpha_out_of_range():
     with pytest.raises(ValueError, match="alpha"):
         hybrid_fuse_dense_sparse([], "q", [], alpha=1.5)
+
+
+def test_r_hyb_1_rejects_an_unknown_term_weighting():
+    with pytest.raises(ValueError, match="term_weighting"):
+        hybrid_fuse_dense_sparse([], "q", [], alpha=0.3, term_weighting="bm25")
+
+
+# -- A-14: term overlap weighted by each term's IDF over the candidate pool ---------------
+
+#: A lay question's pool: BM25 recalled many chunks for its common words, one for the
+#: disease it names.
+POOL = [
+    "Tell your doctor if your urine turns dark or you have pain in your hips.",
+    "Dark urine, pain in the hips or spine: stop taking and call your doctor.",
+    "Dark urine and pain in the hips are signs of liver problems.",
+    "If your urine is dark or your hips ache, tell your nurse.",
+    "Pain in the hips, dark urine and yellow skin may be serious.",
+    "Urine may turn dark; hips and knees may be painful.",
+    "Nityr is used to treat alkaptonuria in adults.",
+    "Store below 25 degrees.",
+]
+QUESTION = "alkaptonuria, my urine is dark and my hips hurt"
+
+
+def test_a14_pool_idf_is_bm25_idf_over_the_pool_and_skips_absent_terms():
+    weights = pool_term_weights(QUESTION, POOL, ["nitisinone"])
+    n = len(POOL)
+    assert weights["alkaptonuria"] == pytest.approx(math.log(1 + (n - 1 + 0.5) / 1.5))
+    assert weights["dark"] == pytest.approx(math.log(1 + (n - 6 + 0.5) / 6.5))
+    assert weights["alkaptonuria"] > weights["dark"] > 0.0
+    assert "hurt" not in weights and "nitisinone" not in weights  # in no candidate
+    assert pool_term_weights(QUESTION, []) == {} and pool_term_weights("", POOL) == {}
+
+
+def test_a14_weighted_overlap_stays_in_unit_interval():
+    weights = pool_term_weights(QUESTION, POOL)
+    scores = [sparse_score(QUESTION, text, (), weights) for text in POOL]
+    assert all(0.0 <= score <= 1.0 for score in scores)
+    assert sparse_score(QUESTION, " ".join(POOL), (), weights) == pytest.approx(1.0)
+    assert sparse_score(QUESTION, POOL[0], (), {}) == 0.0  # no weight: no evidence
+
+
+def test_a14_the_rare_word_outranks_many_common_ones():
+    """Uniform overlap (R-HYB-3) puts the chunks with the question's common words first;
+    pool IDF puts the one chunk with the disease the question names first."""
+    nodes = [hit(f"c{i}", vector=0.5, text=text) for i, text in enumerate(POOL)]
+    uniform = hybrid_fuse_dense_sparse(nodes, QUESTION, [], alpha=0.3)
+    weighted = hybrid_fuse_dense_sparse(nodes, QUESTION, [], alpha=0.3, term_weighting="pool_idf")
+    assert ids(uniform).index("c6") == 6  # 1 of 5 terms; chunks c0-c5 hold 3
+    assert ids(weighted)[0] == "c6"
+    assert ids(nodes) == [f"c{i}" for i in range(len(POOL))]  # not mutated

@@ -346,7 +346,7 @@ async def test_hybrid_fusion_mode_is_recorded_and_rrf_keeps_both_legs(stores, vo
         SearchRequest(query="osimertinib side effects", similarity_threshold=0.0, rerank=False)
     )
     plan = next(stage for stage in response.trace if stage.name == "plan:biomed_text")
-    assert f"hybrid_alpha:0.3:{fusion}" in plan.decisions
+    assert f"hybrid_alpha:0.3:{fusion}:uniform" in plan.decisions
     if fusion == "rrf":  # a third RRF vote: every kept chunk carries an RRF score
         assert all(chunk.score_parts.rrf is not None for chunk in response.chunks)
 
@@ -389,8 +389,12 @@ async def test_a13_a_question_without_drugs_gets_the_profile_fusion(
         "fusion": "rrf",
         "fusion_by_kb": {"papers": "replace"},
         "fusion_by_kb_needs_drugs": needs_drugs,
+        # A-14 follows the same rule: the kb's own choice for questions that name drugs
+        "term_weighting": "pool_idf",
+        "term_weighting_by_kb": {"papers": "uniform"},
     }
     retriever = make_retriever(stores, vocabulary, hybrid=hybrid)
     response = await retriever.search(SearchRequest(query=query, kb_ids=["papers"]))
     plan = next(stage for stage in response.trace if stage.name == "plan:biomed_text")
-    assert f"hybrid_alpha:0.3:{fusion}" in plan.decisions
+    weighting = "uniform" if fusion == "replace" else "pool_idf"
+    assert f"hybrid_alpha:0.3:{fusion}:{weighting}" in plan.decisions

@@ -78,6 +78,21 @@ def test_fusion_by_kb_applies_only_when_the_whole_scope_agrees():
         PipelineSettings(hybrid={"fusion_by_kb": {"labels": "cosine"}})
 
 
+def test_a14_term_weighting_by_kb_follows_the_fusion_rule():
+    hybrid = PipelineSettings(
+        hybrid={"term_weighting": "pool_idf", "term_weighting_by_kb": {"labels": "uniform"}}
+    ).hybrid
+    assert PipelineSettings().hybrid.term_weighting == "uniform"  # the seed's R-HYB-3
+    assert hybrid.term_weighting_for((), names_drugs=True) == "pool_idf"
+    assert hybrid.term_weighting_for(("labels",), names_drugs=True) == "uniform"
+    assert hybrid.term_weighting_for(("labels", "papers"), names_drugs=True) == "pool_idf"
+    assert hybrid.term_weighting_for(("labels",), names_drugs=False) == "pool_idf"
+    seed = hybrid.model_copy(update={"fusion_by_kb_needs_drugs": False})
+    assert seed.term_weighting_for(("labels",), names_drugs=False) == "uniform"
+    with pytest.raises(ValidationError):
+        PipelineSettings(hybrid={"term_weighting": "bm25"})
+
+
 def test_entity_filter_by_kb_follows_the_same_scope_rule():
     tier1 = PipelineSettings(
         tier1={"entity_filter": False, "entity_filter_by_kb": {"a": True}}

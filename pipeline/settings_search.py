@@ -156,7 +156,7 @@ class HybridSettings(_Frozen):
     #: (``pipeline.supplement.names_drug_terms``); one that names none (lay words: "a gel
     #: for a red, flushed face") gets ``fusion``, like a kb without its own choice. The
     #: drug KB chose ``replace`` on questions that all name drugs or classes. False:
-    #: ``fusion_by_kb`` for every question.
+    #: ``fusion_by_kb`` and ``term_weighting_by_kb`` for every question.
     fusion_by_kb_needs_drugs: bool = True
     #: Canonical sections whose chunks both legs leave out unless the question cues that
     #: section (A-9): a leaflet's list of local representatives answers no medical

@@ -93,6 +93,20 @@ def test_a14_pool_idf_is_bm25_idf_over_the_pool_and_skips_absent_terms():
     assert pool_term_weights(QUESTION, []) == {} and pool_term_weights("", POOL) == {}
 
 
+def test_a14_phrases_and_extra_terms_are_weighed_as_sparse_score_finds_them():
+    # "liver problems" is one extra term, found as a phrase (letter-bounded); "urine"
+    # repeated as an extra term counts once
+    weights = pool_term_weights(QUESTION, POOL, ["liver problems", "urine", "liver prob"])
+    assert weights["liver problems"] == pytest.approx(math.log(1 + (len(POOL) - 1 + 0.5) / 1.5))
+    assert "liver prob" not in weights  # no candidate holds it as a phrase
+    assert list(weights).count("urine") == 1
+    chunk = POOL[2]  # holds dark, urine, hips and "liver problems"
+    expected = sum(weights[t] for t in ("urine", "dark", "hips", "liver problems"))
+    assert sparse_score(QUESTION, chunk, ["liver problems"], weights) == pytest.approx(
+        expected / sum(weights[t] for t in weights if t != "liver prob")
+    )
+
+
 def test_a14_weighted_overlap_stays_in_unit_interval():
     weights = pool_term_weights(QUESTION, POOL)
     scores = [sparse_score(QUESTION, text, (), weights) for text in POOL]

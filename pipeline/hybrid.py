@@ -35,8 +35,8 @@ def sparse_score(
     tokens (stop words left out) plus ``extra_terms`` (drug names, section cues), and a
     term hits when it occurs in ``text`` as a whole word (multi-word terms as a phrase,
     letter-bounded). With ``weights`` (term -> weight >= 0, from
-    :func:`pool_term_weights`), each term counts its weight instead of 1 and terms
-    without a weight count 0. No terms, or no weight: 0.0."""
+    :func:`pool_term_weights`), each term counts its weight instead of 1 (a term without
+    one counts 0). No terms, or no weight: 0.0."""
     terms = query_terms(query, tuple(extra_terms))
     if not terms:
         return 0.0
@@ -57,22 +57,23 @@ def pool_term_weights(
     """A-14: each query term's BM25 inverse document frequency over the candidate pool,
     ``ln(1 + (n - df + 0.5) / (df + 0.5))`` (Robertson-Sparck Jones, as Lucene's BM25),
     where ``n`` is ``len(texts)`` and ``df`` the number of texts the term occurs in (as
-    :func:`sparse_score` finds it). A term no text holds gets no weight: it cannot tell
-    candidates apart. A word the whole pool shares (the question's "pain", "children")
-    weighs little and a word few candidates hold (the disease the question names) much,
-    so that term overlap stops rewarding chunks that hold many common words.
+    :func:`sparse_score` finds it). A word the whole pool shares (the question's "pain",
+    "children") weighs little and a word few candidates hold (the disease the question
+    names) much, so that term overlap stops rewarding chunks that hold many common words.
+    A term no text holds keeps the largest weight (``df`` 0): it is in the denominator
+    as R-HYB-3 has every term, so the overlap keeps the seed's scale against the cosine
+    (leaving it out raised every score; measured worse, eval-results/2026-12-05-pool-idf).
 
-    Returns term -> weight > 0; empty for no terms or no texts."""
+    Returns term -> weight > 0 for every term; empty for no terms or no texts."""
     terms = query_terms(query, tuple(extra_terms))
     if not terms or not texts:
         return {}
     pool = [(lowered, _words(lowered)) for lowered in (text.lower() for text in texts)]
-    weights = {}
     n = len(pool)
-    for term in dict.fromkeys(terms):
+    weights = {}
+    for term in terms:
         df = sum(1 for lowered, words in pool if _hits(term, lowered, words))
-        if df:
-            weights[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        weights[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
     return weights
 
 

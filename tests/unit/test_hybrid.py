@@ -83,27 +83,42 @@ POOL = [
 QUESTION = "alkaptonuria, my urine is dark and my hips hurt"
 
 
-def test_a14_pool_idf_is_bm25_idf_over_the_pool_and_skips_absent_terms():
+def test_a14_pool_idf_is_bm25_idf_over_the_pool_and_absent_terms_weigh_most():
     weights = pool_term_weights(QUESTION, POOL, ["nitisinone"])
     n = len(POOL)
     assert weights["alkaptonuria"] == pytest.approx(math.log(1 + (n - 1 + 0.5) / 1.5))
     assert weights["dark"] == pytest.approx(math.log(1 + (n - 6 + 0.5) / 6.5))
-    assert weights["alkaptonuria"] > weights["dark"] > 0.0
-    assert "hurt" not in weights and "nitisinone" not in weights  # in no candidate
+    absent = math.log(1 + (n + 0.5) / 0.5)  # in no candidate: df 0, kept in the total
+    assert weights["hurt"] == weights["nitisinone"] == pytest.approx(absent)
+    assert absent > weights["alkaptonuria"] > weights["dark"] > 0.0
     assert pool_term_weights(QUESTION, []) == {} and pool_term_weights("", POOL) == {}
+
+
+def test_a14_absent_terms_keep_the_seed_scale():
+    """R-HYB-3 divides by every term; so does the weighted overlap: a chunk with every
+    term the pool holds still misses the weight of the terms no candidate holds."""
+    weights = pool_term_weights(QUESTION, POOL)
+    held = sum(weights[t] for t in ("alkaptonuria", "urine", "dark", "hips"))
+    assert sparse_score(QUESTION, " ".join(POOL), (), weights) == pytest.approx(
+        held / (held + weights["hurt"])
+    )
+    assert sparse_score(QUESTION, " ".join(POOL), ()) == pytest.approx(4 / 5)
 
 
 def test_a14_phrases_and_extra_terms_are_weighed_as_sparse_score_finds_them():
     # "liver problems" is one extra term, found as a phrase (letter-bounded); "urine"
     # repeated as an extra term counts once
     weights = pool_term_weights(QUESTION, POOL, ["liver problems", "urine", "liver prob"])
-    assert weights["liver problems"] == pytest.approx(math.log(1 + (len(POOL) - 1 + 0.5) / 1.5))
-    assert "liver prob" not in weights  # no candidate holds it as a phrase
+    n = len(POOL)
+    assert weights["liver problems"] == pytest.approx(math.log(1 + (n - 1 + 0.5) / 1.5))
+    # no candidate holds "liver prob" as a phrase: the largest weight
+    assert weights["liver prob"] == pytest.approx(math.log(1 + (n + 0.5) / 0.5))
     assert list(weights).count("urine") == 1
     chunk = POOL[2]  # holds dark, urine, hips and "liver problems"
     expected = sum(weights[t] for t in ("urine", "dark", "hips", "liver problems"))
+    terms = ("alkaptonuria", "urine", "dark", "hips", "hurt", "liver problems")
     assert sparse_score(QUESTION, chunk, ["liver problems"], weights) == pytest.approx(
-        expected / sum(weights[t] for t in weights if t != "liver prob")
+        expected / sum(weights[t] for t in terms)
     )
 
 
@@ -111,7 +126,7 @@ def test_a14_weighted_overlap_stays_in_unit_interval():
     weights = pool_term_weights(QUESTION, POOL)
     scores = [sparse_score(QUESTION, text, (), weights) for text in POOL]
     assert all(0.0 <= score <= 1.0 for score in scores)
-    assert sparse_score(QUESTION, " ".join(POOL), (), weights) == pytest.approx(1.0)
+    assert sparse_score(QUESTION, " ".join(POOL) + " hurt", (), weights) == pytest.approx(1.0)
     assert sparse_score(QUESTION, POOL[0], (), {}) == 0.0  # no weight: no evidence
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import get_args
 
 from pipeline.schema import NodeWithScore
+from pipeline.settings_search import TermWeighting
 from pipeline.text import contains_term, query_terms, tokens
 
 __all__ = ["hybrid_fuse_dense_sparse", "pool_term_weights", "sparse_score"]
@@ -82,7 +84,7 @@ def hybrid_fuse_dense_sparse(
     query: str,
     extra_terms: Sequence[str],
     alpha: float,
-    term_weighting: str = "uniform",
+    term_weighting: TermWeighting = "uniform",
 ) -> list[NodeWithScore]:
     """Re-score ``nodes`` with ``alpha * dense + (1 - alpha) * sparse`` (R-HYB-1), best first.
 
@@ -103,8 +105,10 @@ def hybrid_fuse_dense_sparse(
     """
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must be in [0, 1], got {alpha}")
-    if term_weighting not in ("uniform", "pool_idf"):
-        raise ValueError(f"term_weighting must be uniform or pool_idf, got {term_weighting!r}")
+    if term_weighting not in get_args(TermWeighting):
+        raise ValueError(
+            f"term_weighting must be one of {get_args(TermWeighting)}, got {term_weighting!r}"
+        )
     weights = (
         pool_term_weights(query, [item.node.text for item in nodes], extra_terms)
         if term_weighting == "pool_idf"

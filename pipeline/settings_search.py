@@ -5,12 +5,15 @@ hybrid fusion, the BM25 leg, RRF and the entity-anchored supplement. Re-exported
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from pydantic import Field
 
-from pipeline.settings_base import _Frozen, choice_for_scope
+from pipeline.settings_base import T, _Frozen, choice_for_scope
+
+#: How R-HYB-3's term overlap counts a query term (``HybridSettings.term_weighting``).
+TermWeighting = Literal["uniform", "pool_idf"]
 
 __all__ = [
     "CollectionSpec",
@@ -166,29 +169,33 @@ class HybridSettings(_Frozen):
     #: seed). ``pool_idf`` (A-14): its BM25 IDF over the plan's candidates
     #: (``pipeline.hybrid.pool_term_weights``), so the rare word that decides a lay
     #: question outweighs the common words around it.
-    term_weighting: Literal["uniform", "pool_idf"] = "uniform"
+    term_weighting: TermWeighting = "uniform"
     #: Knowledge base -> term weighting, like ``fusion_by_kb`` (and, with
     #: ``fusion_by_kb_needs_drugs``, for questions that name a drug only).
-    term_weighting_by_kb: dict[str, Literal["uniform", "pool_idf"]] = Field(default_factory=dict)
+    term_weighting_by_kb: dict[str, TermWeighting] = Field(default_factory=dict)
 
     def fusion_for(
         self, kb_names: Sequence[str], *, names_drugs: bool
     ) -> Literal["replace", "rrf"]:
         """The fusion of a request scoped to ``kb_names`` (``()``: unscoped) whose
         question does (``names_drugs``) or does not name a drug (A-13)."""
-        if not names_drugs and self.fusion_by_kb_needs_drugs:
-            return self.fusion
-        return choice_for_scope(self.fusion, self.fusion_by_kb, kb_names)
+        return self._kb_choice(self.fusion, self.fusion_by_kb, kb_names, names_drugs)
 
-    def term_weighting_for(
-        self, kb_names: Sequence[str], *, names_drugs: bool
-    ) -> Literal["uniform", "pool_idf"]:
+    def term_weighting_for(self, kb_names: Sequence[str], *, names_drugs: bool) -> TermWeighting:
         """R-HYB-3's term weighting for a request scoped to ``kb_names`` whose question
         does (``names_drugs``) or does not name a drug: the kb's own choice applies as
         :meth:`fusion_for`'s does (A-13, A-14)."""
+        return self._kb_choice(
+            self.term_weighting, self.term_weighting_by_kb, kb_names, names_drugs
+        )
+
+    def _kb_choice(
+        self, default: T, by_kb: Mapping[str, T], kb_names: Sequence[str], names_drugs: bool
+    ) -> T:
+        # A-13: a kb's own choice is for questions that name drugs (with the gate on)
         if not names_drugs and self.fusion_by_kb_needs_drugs:
-            return self.term_weighting
-        return choice_for_scope(self.term_weighting, self.term_weighting_by_kb, kb_names)
+            return default
+        return choice_for_scope(default, by_kb, kb_names)
 
 
 class LexicalSettings(_Frozen):

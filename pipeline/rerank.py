@@ -18,6 +18,7 @@ from pipeline.scoring import (
     cross_drug_penalty,
     drug_key,
     entity_match_score,
+    member_topic_terms,
     primary_drug_names,
     section_match_score,
     topic_match_score,
@@ -161,7 +162,7 @@ async def post_rrf_rerank(
     # A-11: a reversal question's named drugs are not its answer
     reversal = settings.reversal_agents and policy != RerankPolicy.GENERAL
     reversal = reversal and asks_for_reversal(query)
-    skipped = None
+    skipped = member_decision = None
     try:
         raw = np.asarray(await cross_encoder(query, text_nodes), dtype=np.float32).reshape(-1)
     except Exception as error:  # R-T2-4: any scorer failure falls back, never raises
@@ -189,7 +190,9 @@ async def post_rrf_rerank(
             for item, value, f in zip(text_nodes, ce, first, strict=True)
         ]
     else:
-        scored = _fuse(text_nodes, ce, first, query, intent, vocabulary, settings, reversal)
+        scored, member_decision = _fuse(
+            text_nodes, ce, first, query, intent, vocabulary, settings, reversal
+        )
         if intent.workflow == "chemical" and chemical_scores is not None:
             try:
                 scored = await _chemical_rescore(scored, chemical_scores)
@@ -200,7 +203,7 @@ async def post_rrf_rerank(
         key=lambda i: (-scored[i].score_parts["similarity"], -scored[i].score, i),
     )
     ranked = [scored[i] for i in order]
-    decisions = [decision] if skipped is None else [decision, skipped]
+    decisions = [d for d in (decision, skipped, member_decision) if d]
     if reversal:
         decisions.append("rerank_reversal_agents")
     elif settings.cover_named_drugs and policy != RerankPolicy.GENERAL:
@@ -322,7 +325,8 @@ def _fuse(
     vocabulary: Vocabulary,
     settings: Tier2Settings,
     reversal: bool = False,
-) -> list[NodeWithScore]:
+) -> tuple[list[NodeWithScore], str | None]:
+    """Each node's fused Tier-2 score (R-T2-5..8, A-2, A-7, A-11), and A-15's decision."""
     weights = settings.weights_for(intent.workflow)
     entity_score = reversal_entity_score if reversal else entity_match_score
     # A-11: "overdose" in "antidote for paracetamol overdose" names the case, not a section
@@ -336,6 +340,9 @@ def _fuse(
     # A-7: the topic part tells the named drugs' own chunks apart; it is not a vote across
     # drugs (a chunk that mentions the drug and a topic word is not its leaflet's answer).
     topics = topic_terms(query, vocabulary) if weights.w_topic and drugs else []
+    # A-15: the members of a class the question names are not all its answer
+    by_topic = settings.member_entity == "by_topic" and drugs and not reversal
+    member_topics = member_topic_terms(query, vocabulary) if by_topic else []
     reachable = (
         weights.w_ce
         + weights.w_first
@@ -348,6 +355,8 @@ def _fuse(
         entity = entity_score(item.node, drugs, settings.entity_window_chars)
         section = section_match_score(item.node, cues, settings.summary_window_chars)
         topic = topic_match_score(item.node, topics) if entity >= 1.0 else 0.0
+        if member_topics and entity:
+            entity *= topic_match_score(item.node, member_topics)
         xdrug = cross_drug_penalty(item.node, protected, settings.entity_window_chars)
         final = (
             weights.w_ce * float(ce_value)
@@ -368,7 +377,7 @@ def _fuse(
         if topics:
             parts["topic"] = topic
         fused.append(_with_similarity(item, final / max(reachable, 1e-9), parts, score=final))
-    return fused
+    return fused, "rerank_member_entity_by_topic" if member_topics else None
 
 
 async def _chemical_rescore(

@@ -15,6 +15,7 @@ from pipeline.text import contains_term, path_blob, query_terms, tokens
 from pipeline.vocabulary import Vocabulary
 
 __all__ = [
+    "CLASS_HEAD_WORDS",
     "PROFILE_WEIGHTS",
     "boost_terms_for_query",
     "combination_parts",
@@ -23,6 +24,7 @@ __all__ = [
     "drug_keys",
     "entity_boost_score",
     "entity_match_score",
+    "member_topic_terms",
     "primary_drug_names",
     "section_match_score",
     "set_aside_sections",
@@ -193,6 +195,28 @@ def topic_terms(query: str, vocabulary: Vocabulary) -> list[str]:
         for token in tokens(match.surface)
     }
     return [term for term in query_terms(query) if term not in named]
+
+
+#: Words that name a kind of medicine, not what a question asks of it: in "KRAS inhibitor"
+#: the vocabulary reads the gene, and "inhibitor" is left (A-15).
+CLASS_HEAD_WORDS = frozenset(
+    {
+        f"{word}{plural}"
+        for word in ("inhibitor", "blocker", "agonist", "antagonist", "modulator")
+        for plural in ("", "s")
+    }
+    | {"antibody", "antibodies"}
+)
+
+
+def member_topic_terms(query: str, vocabulary: Vocabulary) -> list[str]:
+    """The words by which a class member's chunk earns its entity score in a question
+    that names no drug (A-15): :func:`topic_terms` less ``CLASS_HEAD_WORDS``, so the
+    condition the question names ("toenail", "onychomycosis") chooses among the members
+    of "antifungal". A question that names a drug: ``[]`` (its boost terms are its own)."""
+    if vocabulary.match_drug_entities(query):
+        return []
+    return [term for term in topic_terms(query, vocabulary) if term not in CLASS_HEAD_WORDS]
 
 
 def topic_match_score(node: Node, terms: Sequence[str]) -> float:

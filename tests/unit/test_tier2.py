@@ -522,3 +522,58 @@ async def test_a10_one_named_drug_or_leaders_already_first_change_nothing(vocabu
     )
     assert ids(outcome.nodes) == ["t", "g", "t2"]
     assert not any(d.startswith("rerank_cover") for d in outcome.decisions)
+
+
+def test_a15_member_topic_terms_leave_out_class_names_and_head_words(vocabulary):
+    from pipeline.scoring import member_topic_terms
+
+    terms = member_topic_terms("antifungal for toenail fungus", vocabulary)
+    assert "toenail" in terms and "fungus" in terms
+    assert "antifungal" not in terms  # the class the vocabulary reads
+    assert member_topic_terms("KRAS inhibitor", vocabulary) == []  # "inhibitor" names a kind
+    assert member_topic_terms("posaconazole for toenail fungus", vocabulary) == []  # a drug
+
+
+@pytest.mark.parametrize(("member_entity", "first"), [("whole", "member"), ("by_topic", "answer")])
+async def test_a15_a_class_member_earns_its_entity_score_by_the_question_topic(
+    vocabulary, member_entity, first
+):
+    # "antifungal" names posaconazole (a member the leaflets list) but no drug: the seed
+    # scores every posaconazole chunk as the named drug's, whatever the condition asked
+    query = "antifungal for toenail fungus"
+    assert "posaconazole" in boost_terms_for_query(query, vocabulary)
+    nodes = [
+        hit(
+            "member",
+            text="Noxafil treats invasive aspergillosis in the lungs.",
+            primary_drugs=["posaconazole"],
+        ),
+        hit(
+            "answer",
+            text="A nail solution for fungus of the toenail.",
+            primary_drugs=["efinaconazole"],
+        ),
+        hit("other", text="Hand cream.", primary_drugs=["urea"]),
+    ]
+    outcome = await rerank(
+        nodes,
+        query,
+        QueryRetrievalIntent(),
+        vocabulary,
+        scores_by_id({"member": 0.8, "answer": 1.0, "other": 0.0}),
+        tier2=Tier2Settings(member_entity=member_entity),
+    )
+    parts = {item.node.node_id: item.score_parts for item in outcome.nodes}
+    assert ids(outcome.nodes)[0] == first
+    assert parts["member"]["entity"] == (1.0 if member_entity == "whole" else 0.0)
+    assert ("rerank_member_entity_by_topic" in outcome.decisions) is (member_entity != "whole")
+    # a question that names a drug keeps the seed's entity score
+    named = await rerank(
+        nodes,
+        "posaconazole for toenail fungus",
+        QueryRetrievalIntent(),
+        vocabulary,
+        scores_by_id({"member": 0.8, "answer": 1.0, "other": 0.0}),
+        tier2=Tier2Settings(member_entity=member_entity),
+    )
+    assert {i.node.node_id: i.score_parts["entity"] for i in named.nodes}["member"] == 1.0

@@ -147,8 +147,9 @@ async def post_rrf_rerank(
     count different from the node count, falls back to the first-stage order (R-T2-4).
     Policy ``none`` passes through; ``general`` orders by the scorer alone. In the
     chemical workflow a node with entity score > 0 takes the higher of its similarity
-    and its MolFormer cosine (R-T2-9). Decisions: ``rerank_t2_domain`` /
-    ``rerank_t2_general`` / ``rerank_t2_passthrough`` / ``rerank_t2_structure``.
+    and its MolFormer cosine (R-T2-9); elsewhere a related drug's entity score can be
+    scaled by topic (A-15). Decisions: ``rerank_t2_domain`` / ``rerank_t2_general`` /
+    ``rerank_t2_passthrough`` / ``rerank_t2_structure``, ``rerank_member_entity_by_topic``.
     """
     policy = policy or settings.policy
     text_nodes = [item for item in nodes if not item.node.is_image]
@@ -325,8 +326,7 @@ def _fuse(
     vocabulary: Vocabulary,
     settings: Tier2Settings,
     reversal: bool = False,
-) -> tuple[list[NodeWithScore], str | None]:
-    """Each node's fused Tier-2 score (R-T2-5..8, A-2, A-7, A-11), and A-15's decision."""
+) -> tuple[list[NodeWithScore], str | None]:  # the fused nodes, A-15's decision
     weights = settings.weights_for(intent.workflow)
     entity_score = reversal_entity_score if reversal else entity_match_score
     # A-11: "overdose" in "antidote for paracetamol overdose" names the case, not a section
@@ -340,9 +340,9 @@ def _fuse(
     # A-7: the topic part tells the named drugs' own chunks apart; it is not a vote across
     # drugs (a chunk that mentions the drug and a topic word is not its leaflet's answer).
     topics = topic_terms(query, vocabulary) if weights.w_topic and drugs else []
-    # A-15: the members of a class the question names are not all its answer
     by_topic = settings.member_entity == "by_topic" and drugs and not reversal
-    member_topics = member_topic_terms(query, vocabulary) if by_topic else []
+    by_topic = by_topic and intent.workflow != "chemical"  # R-T2-9 picks by entity > 0
+    member_topics = member_topic_terms(query, vocabulary) if by_topic else []  # A-15
     reachable = (
         weights.w_ce
         + weights.w_first
@@ -354,6 +354,7 @@ def _fuse(
     for item, ce_value, first_value in zip(nodes, ce, first, strict=True):
         entity = entity_score(item.node, drugs, settings.entity_window_chars)
         section = section_match_score(item.node, cues, settings.summary_window_chars)
+        # A-7's topic part is read off the entity score before A-15 scales it
         topic = topic_match_score(item.node, topics) if entity >= 1.0 else 0.0
         if member_topics and entity:
             entity *= topic_match_score(item.node, member_topics)

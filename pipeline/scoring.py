@@ -220,8 +220,9 @@ def member_topic_terms(query: str, vocabulary: Vocabulary) -> list[str]:
 
 
 def topic_match_score(node: Node, terms: Sequence[str]) -> float:
-    """Fraction of ``terms`` (:func:`topic_terms`) found in the node's text as whole words
-    (R-HYB-3's matching), in [0, 1]; no terms: 0.0 (A-7)."""
+    """Fraction of ``terms`` (:func:`topic_terms`, or :func:`member_topic_terms` for A-15)
+    found in the node's text as whole words (R-HYB-3's matching), in [0, 1]; no terms: 0.0
+    (A-7)."""
     return sparse_score("", node.text, terms) if terms else 0.0
 
 

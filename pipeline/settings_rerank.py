@@ -186,12 +186,13 @@ class Tier2Settings(_Frozen):
     #: entity types whose related drugs are boost terms of a question that names no drug
     #: (R-T2-5); None: every type (the seed)
     related_drug_types: tuple[str, ...] | None = None
-    #: How a chunk of a class member (a boost term of a question that names no drug,
-    #: R-T2-5) earns the entity score. ``whole``: as a named drug's chunk does (the seed).
-    #: ``by_topic`` (A-15): times the fraction of the question's topic words
-    #: (``pipeline.scoring.member_topic_terms``) the chunk holds: the class names its
-    #: members, the question's condition chooses among them ("antifungal for toenail
-    #: fungus" is not answered by every antifungal alike).
+    #: How a chunk of a related drug (a boost term of a question that names no drug but a
+    #: class, gene or condition, R-T2-5) earns the entity score. ``whole``: as a named
+    #: drug's chunk does (the seed). ``by_topic`` (A-15): times the fraction of the
+    #: question's topic words (``pipeline.scoring.member_topic_terms``) the chunk holds:
+    #: the class names its members, the question's condition chooses among them
+    #: ("antifungal for toenail fungus" is not answered by every antifungal alike). Not
+    #: in the chemical workflow (R-T2-9 picks its nodes by entity score).
     member_entity: Literal["whole", "by_topic"] = "whole"
     cross_drug_terms: CrossDrugTerms = CrossDrugTerms.QUERY_DRUGS_IN_POOL
     #: A-10: a question that names two or more drugs with their own chunks in the window

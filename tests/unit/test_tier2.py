@@ -577,3 +577,41 @@ async def test_a15_a_class_member_earns_its_entity_score_by_the_question_topic(
         tier2=Tier2Settings(member_entity=member_entity),
     )
     assert {i.node.node_id: i.score_parts["entity"] for i in named.nodes}["member"] == 1.0
+
+
+async def test_a15_keeps_the_seed_without_topic_words_and_in_the_chemical_workflow(vocabulary):
+    nodes = [
+        hit("member", text="Noxafil for aspergillosis.", primary_drugs=["posaconazole"]),
+        hit("other", text="Hand cream.", primary_drugs=["urea"]),
+    ]
+    by_topic = Tier2Settings(member_entity="by_topic")
+    scores = scores_by_id({"member": 0.5, "other": 1.0})
+
+    async def member_entity(query, workflow="general"):
+        intent = QueryRetrievalIntent(workflow=workflow)
+        outcome = await rerank(nodes, query, intent, vocabulary, scores, tier2=by_topic)
+        member = next(i for i in outcome.nodes if i.node.node_id == "member")
+        return member.score_parts["entity"], outcome.decisions
+
+    # "antifungals" alone leaves no topic word to choose members by
+    entity, decisions = await member_entity("antifungals")
+    assert entity == 1.0 and "rerank_member_entity_by_topic" not in decisions
+    # R-T2-9 picks the chemical workflow's nodes by entity score > 0: left as the seed
+    assert (await member_entity("antifungal for toenail fungus", "chemical"))[0] == 1.0
+    # a share of the topic words is that share of the score
+    entity, decisions = await member_entity("antifungal for aspergillosis fungus")
+    assert entity == pytest.approx(0.5) and "rerank_member_entity_by_topic" in decisions
+
+
+def test_a15_is_the_default_profile_and_production_keeps_the_seed():
+    from pathlib import Path
+
+    from pipeline.settings import PipelineSettings, load_yaml
+
+    profiles = Path(__file__).resolve().parents[2] / "configs" / "profiles"
+    chosen = {
+        name: PipelineSettings(**load_yaml(profiles / f"{name}.yaml")["pipeline"]).tier2
+        for name in ("default", "production")
+    }
+    assert chosen["default"].member_entity == "by_topic"
+    assert chosen["production"].member_entity == "whole" == Tier2Settings().member_entity

@@ -1,5 +1,7 @@
 """R-T2-1..11: Tier-2 fused rerank and its policy."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,7 +15,15 @@ from pipeline.rerank import (
     post_rrf_rerank,
 )
 from pipeline.schema import QueryRetrievalIntent
-from pipeline.settings import CrossDrugTerms, RerankPolicy, Tier2Preset, Tier2Settings
+from pipeline.scoring import member_topic_terms
+from pipeline.settings import (
+    CrossDrugTerms,
+    PipelineSettings,
+    RerankPolicy,
+    Tier2Preset,
+    Tier2Settings,
+    load_yaml,
+)
 from tests.unit.helpers import hit, ids
 
 pytestmark = pytest.mark.unit
@@ -525,8 +535,6 @@ async def test_a10_one_named_drug_or_leaders_already_first_change_nothing(vocabu
 
 
 def test_a15_member_topic_terms_leave_out_class_names_and_head_words(vocabulary):
-    from pipeline.scoring import member_topic_terms
-
     terms = member_topic_terms("antifungal for toenail fungus", vocabulary)
     assert "toenail" in terms and "fungus" in terms
     assert "antifungal" not in terms  # the class the vocabulary reads
@@ -604,10 +612,6 @@ async def test_a15_keeps_the_seed_without_topic_words_and_in_the_chemical_workfl
 
 
 def test_a15_is_the_default_profile_and_production_keeps_the_seed():
-    from pathlib import Path
-
-    from pipeline.settings import PipelineSettings, load_yaml
-
     profiles = Path(__file__).resolve().parents[2] / "configs" / "profiles"
     chosen = {
         name: PipelineSettings(**load_yaml(profiles / f"{name}.yaml")["pipeline"]).tier2

@@ -229,7 +229,9 @@ class PlanRecall:
         candidates = merge_rrf([dense_hits, lexical_hits], self.settings.rrf.k)
         kb_names = context.scope.kb_names if context.scope is not None else ()
         if hybrid and stages.hybrid_fusion:  # R-HYB-1 over the RRF union of both legs
-            names_drugs = names_drug_terms(context.query, self.vocabulary)
+            names_drugs = names_drug_terms(
+                context.query, self.vocabulary, self.settings.hybrid.fusion_by_kb_related_types
+            )
             fusion = self.settings.hybrid.fusion_for(kb_names, names_drugs=names_drugs)
             weighting = self.settings.hybrid.term_weighting_for(kb_names, names_drugs=names_drugs)
             rescored = hybrid_fuse_dense_sparse(

@@ -14,6 +14,8 @@ from pipeline.settings_base import T, _Frozen, choice_for_scope
 
 #: How R-HYB-3's term overlap counts a query term (``HybridSettings.term_weighting``).
 TermWeighting = Literal["uniform", "pool_idf"]
+#: ``pipeline.vocabulary_entities.Entity.semantic_type``'s values.
+EntityType = Literal["drug", "gene", "disease", "pathway", "class", "other"]
 
 __all__ = [
     "CollectionSpec",
@@ -161,6 +163,12 @@ class HybridSettings(_Frozen):
     #: drug KB chose ``replace`` on questions that all name drugs or classes. False:
     #: ``fusion_by_kb`` and ``term_weighting_by_kb`` for every question.
     fusion_by_kb_needs_drugs: bool = True
+    #: A-16: the entities with related drugs that make a question drug-named for A-13's
+    #: gate, by ``semantic_type``. None: any (A-13 as written: "antifungal", "diabetes",
+    #: "EGFR" all count). ``["gene"]``: a gene target still counts ("EGFR inhibitor"),
+    #: while a question that names only a class or a condition gets ``fusion`` and
+    #: ``term_weighting``, as a lay question does.
+    fusion_by_kb_related_types: tuple[EntityType, ...] | None = None
     #: Canonical sections whose chunks both legs leave out unless the question cues that
     #: section (A-9): a leaflet's list of local representatives answers no medical
     #: question. ``[]`` keeps every chunk (the seed).

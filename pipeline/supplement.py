@@ -48,14 +48,21 @@ def resolve_drug_terms(query: str, vocabulary: Vocabulary, related_limit: int = 
     return list(dict.fromkeys(drugs))
 
 
-def names_drug_terms(query: str, vocabulary: Vocabulary) -> bool:
-    """True when ``query`` names a drug, or any entity with related drugs (a class with
-    members, a curated condition): the questions a kb's ``fusion_by_kb`` was chosen on
-    (A-13). Unlike ``resolve_drug_terms`` it looks past the first entity ("headache after
-    an SGLT2 inhibitor" names a class)."""
+def names_drug_terms(
+    query: str, vocabulary: Vocabulary, related_types: Sequence[str] | None = None
+) -> bool:
+    """True when ``query`` names a drug, or an entity with related drugs whose
+    ``semantic_type`` is in ``related_types`` (None: any type, A-13 as written: a class
+    with members, a gene, a curated condition): the questions a kb's ``fusion_by_kb`` was
+    chosen on (A-13; ``("gene",)`` is A-16's narrower gate). Unlike
+    ``resolve_drug_terms`` it looks past the first entity ("headache after an SGLT2
+    inhibitor" names a class)."""
     if vocabulary.match_drug_entities(query):
         return True
-    return any(entity.related_drugs for entity in vocabulary.match_entities(query))
+    return any(
+        entity.related_drugs and (related_types is None or entity.semantic_type in related_types)
+        for entity in vocabulary.match_entities(query)
+    )
 
 
 def name_terms_for(drugs: Sequence[str], vocabulary: Vocabulary, brand_limit: int = 3) -> list[str]:

@@ -374,21 +374,28 @@ async def test_a12_every_stage_reads_the_corrected_query(stores, vocabulary, cor
 
 
 @pytest.mark.parametrize(
-    ("query", "needs_drugs", "fusion"),
+    ("query", "needs_drugs", "related_types", "fusion"),
     [
-        ("osimertinib side effects", True, "replace"),  # names a drug: the kb's choice
-        ("headache after an SGLT2 inhibitor", True, "replace"),  # a class, not first
-        ("side effects blood pressure", True, "rrf"),  # names none: the profile's fusion
-        ("side effects blood pressure", False, "replace"),  # the kb's choice for all
+        ("osimertinib side effects", True, None, "replace"),  # a drug: the kb's choice
+        ("headache after an SGLT2 inhibitor", True, None, "replace"),  # a class, not first
+        ("side effects blood pressure", True, None, "rrf"),  # names none: the profile's
+        ("side effects blood pressure", False, None, "replace"),  # the kb's choice for all
+        # only a gene's related drugs make the question drug-named
+        ("headache after an SGLT2 inhibitor", True, ("gene",), "rrf"),  # a class
+        ("medicine for type 2 diabetes", True, ("gene",), "rrf"),  # a curated condition
+        ("medicine for type 2 diabetes", True, None, "replace"),
+        ("EGFR inhibitor rash", True, ("gene",), "replace"),  # a gene target
+        ("osimertinib side effects", True, ("gene",), "replace"),  # a drug, always
     ],
 )
 async def test_a13_a_question_without_drugs_gets_the_profile_fusion(
-    stores, vocabulary, query, needs_drugs, fusion
+    stores, vocabulary, query, needs_drugs, related_types, fusion
 ):
     hybrid = {
         "fusion": "rrf",
         "fusion_by_kb": {"papers": "replace"},
         "fusion_by_kb_needs_drugs": needs_drugs,
+        "fusion_by_kb_related_types": related_types,
         # A-14 follows the same rule: the kb's own choice for questions that name drugs
         "term_weighting": "pool_idf",
         "term_weighting_by_kb": {"papers": "uniform"},

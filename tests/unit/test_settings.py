@@ -78,6 +78,14 @@ def test_fusion_by_kb_applies_only_when_the_whole_scope_agrees():
         PipelineSettings(hybrid={"fusion_by_kb": {"labels": "cosine"}})
 
 
+def test_a16_the_gate_reads_entity_types_from_the_profile():
+    assert PipelineSettings().hybrid.fusion_by_kb_related_types is None  # A-13 as written
+    hybrid = PipelineSettings(hybrid={"fusion_by_kb_related_types": ["gene"]}).hybrid
+    assert hybrid.fusion_by_kb_related_types == ("gene",)
+    with pytest.raises(ValidationError, match="fusion_by_kb_related_types"):
+        PipelineSettings(hybrid={"fusion_by_kb_related_types": ["genes"]})
+
+
 def test_a14_term_weighting_by_kb_follows_the_fusion_rule():
     hybrid = PipelineSettings(
         hybrid={"term_weighting": "pool_idf", "term_weighting_by_kb": {"labels": "uniform"}}

@@ -6,6 +6,7 @@ import pytest
 from pipeline.schema import DocumentRecord, Node, QueryRetrievalIntent, ScopeFilter
 from pipeline.settings import PipelineSettings
 from pipeline.supplement import (
+    names_drug_terms,
     rank_supplement_hits,
     resolve_drug_terms,
     supplement_collections,
@@ -35,6 +36,22 @@ def test_r_sup_1_known_drug_beats_related_drugs_q_exp_053(vocabulary):
     assert resolve_drug_terms("neuroendocrine tumor everolimus outcomes", vocabulary) == [
         "everolimus"
     ]
+
+
+@pytest.mark.parametrize(
+    ("query", "any_type", "genes_only"),
+    [
+        ("Tagrisso rash", True, True),  # a drug counts under either gate
+        ("headache after an SGLT2 inhibitor", True, False),  # a class with members
+        ("antifungal for toenail fungus", True, False),
+        ("medicine for type 2 diabetes", True, False),  # a curated condition
+        ("EGFR inhibitor rash", True, True),  # a gene target with related drugs
+        ("side effects blood pressure", False, False),  # no entity with related drugs
+    ],
+)
+def test_a13_a16_names_drug_terms_by_entity_type(vocabulary, query, any_type, genes_only):
+    assert names_drug_terms(query, vocabulary) is any_type
+    assert names_drug_terms(query, vocabulary, ("gene",)) is genes_only
 
 
 def test_r_sup_3_collections_per_workflow():

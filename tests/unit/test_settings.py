@@ -1,9 +1,11 @@
 """Every SPEC.md number is a typed setting with the spec's default, loadable from YAML."""
 
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
-from pipeline.settings import PipelineSettings, RerankPolicy
+from pipeline.settings import PipelineSettings, RerankPolicy, load_yaml
 
 pytestmark = pytest.mark.unit
 
@@ -84,6 +86,13 @@ def test_a16_the_gate_reads_entity_types_from_the_profile():
     assert hybrid.fusion_by_kb_related_types == ("gene",)
     with pytest.raises(ValidationError, match="fusion_by_kb_related_types"):
         PipelineSettings(hybrid={"fusion_by_kb_related_types": ["genes"]})
+    profiles = Path(__file__).resolve().parents[2] / "configs" / "profiles"
+    chosen = {
+        name: PipelineSettings(**load_yaml(profiles / f"{name}.yaml")["pipeline"]).hybrid
+        for name in ("default", "production")
+    }
+    assert chosen["default"].fusion_by_kb_related_types == ("gene",)
+    assert chosen["production"].fusion_by_kb_related_types is None  # the seed's A-13
 
 
 def test_a14_term_weighting_by_kb_follows_the_fusion_rule():

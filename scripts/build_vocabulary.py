@@ -884,6 +884,16 @@ _CLASS_SENTENCES = (
         re.I,
     ),
 )
+#: "Cresemba is an anti-fungal medicine", "Mycamine is called an antifungal medicine",
+#: "desloratadine which is an antihistamine", "This is a type of antiviral medicine": an
+#: "anti-" adjective or noun names the class (in the plural: ``antifungals``). Only words
+#: with a plural people use (``-al``, ``-ic``, ``-ine``, ``-ant``, ...): "antiglaucoma" and
+#: "antiallergy" are left out; "antibody" is no class.
+_ANTI_CLASS_SENTENCE = re.compile(
+    _SUBJECT + r",?\s+(?:which\s+)?is\s+(?:called\s+)?an?\s+(?:(?:type|kind) of\s+)?"
+    r"(?P<cls>(?:oral\s+)?anti(?:-\s*|\s+)?(?!bod)[a-z]{2,}(?:al|ic|ine|ant|ent|ive|ory))\b",
+    re.I,
+)
 _SUCH_AS_RE = re.compile(
     r"(?:medicines|drugs) (?:called|known as) (?P<cls>[^,.;]+?),? such as (?P<members>[^.;]+)",
     re.I,
@@ -908,7 +918,9 @@ _GENERIC_CLASSES = frozenset(
         "cytokine", "hormone", "vaccine", "enzyme", "selective inhibitor", "inhibitor",
         "moderate cyp3a inhibitor", "strong cyp3a inhibitor", "radiopharmaceutical",
         "antibody", "protein", "immunosuppressant", "cytotoxic", "anti-cancer medicine",
-        "cancer medicine", "anticancer medicine", "antineoplastic agent",
+        "cancer medicine", "anticancer medicine", "antineoplastic agent", "anticancer",
+        "anti-cancer", "antitumour", "anti-tumour", "antitumor", "antitumoral",
+        "antineoplastic", "anti-neoplastic", "anti-inflammatory", "antiinflammatory",
     }
 )  # fmt: skip
 _PRONOUNS = frozenset({"it", "this", "which", "that", "medicine", "and"})
@@ -934,6 +946,12 @@ def _plural(name: str) -> str:
     return " ".join([*words[:-1], last])
 
 
+#: "anti" written apart from the word it prefixes.
+_ANTI_SPACE_RE = re.compile(r"(?<=\b[Aa]nti)(?:- ?| )(?=[a-z])")
+#: A lower-case word that starts with "anti" (with or without a hyphen).
+_ANTI_WORD_RE = re.compile(r"\banti-?(?=[a-z]{4})")
+
+
 def class_names(raw: str) -> list[str]:
     """The names of a class as a leaflet writes it: the main name without the clause
     after it, with an abbreviation in brackets as a second name (``sodium glucose
@@ -941,6 +959,7 @@ def class_names(raw: str) -> list[str]:
     inhibitor``, ``SGLT2 inhibitor``); singular forms."""
     text = raw.strip().strip('"').replace("\\", "")
     text = re.sub(r"\s+", " ", text)
+    text = _ANTI_SPACE_RE.sub("-", text)  # "anti- platelet", "anti epileptics"
     bracket = re.match(r"^(?P<pre>[^()]*?)\s*\((?P<inner>[^)]*)\)\s*(?P<post>[^()]*)$", text)
     if bracket:
         pre, inner, post = bracket["pre"], bracket["inner"].strip(" -"), bracket["post"]
@@ -981,6 +1000,13 @@ def class_name_variants(name: str, greek_targets: dict[str, list[str]] | None = 
     forms = [name]
     words = name.split()
     head = words[-1].lower()
+    if _ANTI_WORD_RE.search(name):
+        # "anti-fungal" and "antifungal" are one class; a one-word class is also an
+        # "... agent" or "... medicine" (MeSH's "antifungal agents")
+        for spelling in (_ANTI_WORD_RE.sub("anti-", name), _ANTI_WORD_RE.sub("anti", name)):
+            forms.append(spelling)
+            if len(words) == 1:
+                forms.extend(f"{spelling} {noun}" for noun in ("agent", "medicine"))
     if head == "inhibitor":
         forms.append(" ".join([*words[:-1], "blocker"]))
     elif head == "blocker":
@@ -994,7 +1020,7 @@ def class_name_variants(name: str, greek_targets: dict[str, list[str]] | None = 
     result = []
     for form in forms:
         result.append(form)
-        if not form.startswith("anti-"):
+        if not re.match(r"anti-[A-Z]", form):  # "anti-TNF" has no plural
             result.append(_plural(form))
     return list(dict.fromkeys(result))
 
@@ -1017,30 +1043,46 @@ def read_greek_targets(data: Path) -> dict[str, list[str]]:
 def read_drug_classes(data: Path, vocabulary: Vocabulary) -> list[dict]:
     """Drug classes and their members from the leaflets' own sentences ("belongs to a
     group of medicines called ...", "is a type of medicine called a ...", "medicines
-    called ..., such as ..."). A member is the sentence's subject when it names a drug,
-    else the product's one active substance. Classes with one name key merge."""
+    called ..., such as ...", "is an anti-fungal medicine"). A member is the sentence's
+    subject when it names a drug, else the product's one active substance (for "this is
+    an antibiotic", only in section 1: elsewhere "this" is a medicine of a list). Classes
+    with one name key merge, with "anti-X" and "antiX" as one key."""
     substances: dict[str, list[str]] = {}
-    texts: list[tuple[str, str]] = []
+    texts: list[tuple[str, str, str]] = []
     with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
         for line in handle:
             row = json.loads(line)
-            texts.append((row["drug"], row["text"]))
+            texts.append((row["drug"], row["section"], row["text"]))
             if re.match(r"1\.", row["section"]) and row["drug"] not in substances:
                 match = re.search(r"active substances? ([^.;]+)", row["text"], re.I)
                 window = match.group(1) if match else row["drug"]
                 substances[row["drug"]] = _drugs_in(vocabulary, window) or _drugs_in(
                     vocabulary, row["drug"].replace("-", " ")
                 )
+
+    def subject_drugs(subject: str, product: str, pronouns: bool = True) -> list[str]:
+        # the subject's drugs; a pronoun ("it", "this"), when ``pronouns``, or the
+        # product's own name stands for the product's one active substance
+        pronoun = subject.lower() in _PRONOUNS
+        if pronoun and not pronouns:
+            return []
+        drugs = [] if pronoun else _drugs_in(vocabulary, subject)
+        if not drugs and (pronoun or subject.lower() == product):
+            product_drugs = substances.get(product, [])
+            drugs = product_drugs if len(product_drugs) == 1 else []
+        return drugs
+
     table = _ClassTable(read_greek_targets(data))
-    for product, text in texts:
+    for product, section, text in texts:
         for pattern in _CLASS_SENTENCES:
             for match in pattern.finditer(text):
-                subject = match["subj"]
-                drugs = [] if subject.lower() in _PRONOUNS else _drugs_in(vocabulary, subject)
-                if not drugs and (subject.lower() in _PRONOUNS or subject.lower() == product):
-                    product_drugs = substances.get(product, [])
-                    drugs = product_drugs if len(product_drugs) == 1 else []
-                table.add(class_names(match["cls"]), drugs)
+                table.add(class_names(match["cls"]), subject_drugs(match["subj"], product))
+        for match in _ANTI_CLASS_SENTENCE.finditer(text):
+            # "rifampicin. This is an antibiotic" in a list of interacting medicines:
+            # "this" is the product only in section 1 ("What X is")
+            first_section = bool(re.match(r"1\.", section))
+            found = class_names(_plural(match["cls"]))
+            table.add(found, subject_drugs(match["subj"], product, pronouns=first_section))
         for match in _SUCH_AS_RE.finditer(text):
             table.add(class_names(match["cls"]), _listed_drugs(vocabulary, match["members"]))
     return table.rows()

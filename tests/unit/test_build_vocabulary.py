@@ -124,6 +124,10 @@ def test_a6_brands_of_the_product_data_keep_their_alias(build):
         ("corticosteroids (or steroids)", ["corticosteroid"]),
         ("protein kinase inhibitors which are used to treat cancer", ["protein kinase inhibitor"]),
         ("monoclonal antibodies", []),  # too broad to stand for members
+        ("anti- platelet agents", ["anti-platelet agent"]),  # "anti" apart from its word
+        ("anti epileptics", ["anti-epileptic"]),
+        ("anti-cancers", []),
+        ("anti-inflammatories", []),  # NSAIDs, steroids and more: too broad
     ],
 )
 def test_a6_class_names_from_leaflet_sentences(build, raw, names):
@@ -134,6 +138,81 @@ def test_a6_class_name_variants(build):
     variants = build.class_name_variants("TNF blocker", {"TNF": ["TNF-alpha"]})
     for name in ("TNF blockers", "TNF inhibitor", "anti-TNF", "TNF-alpha blocker"):
         assert name in variants
+
+
+def test_an_anti_class_is_one_class_however_anti_is_written(build):
+    variants = build.class_name_variants("anti-fungal")
+    for name in ("antifungal", "anti-fungals", "antifungal agents", "anti-fungal medicine"):
+        assert name in variants
+    two_words = build.class_name_variants("oral anti-diabetic")
+    assert "oral antidiabetics" in two_words and "oral antidiabetic agent" not in two_words
+
+
+@pytest.mark.parametrize(
+    ("sentence", "found"),
+    [
+        ("Cresemba is an anti-fungal medicine that contains", ("Cresemba", "anti-fungal")),
+        ("Mycamine is called an antifungal medicine.", ("Mycamine", "antifungal")),
+        ("desloratadine which is an antihistamine", ("desloratadine", "antihistamine")),
+        ("This is a type of antiviral medicine called", ("This", "antiviral")),
+        ("Enyglid is an oral antidiabetic medicine", ("Enyglid", "oral antidiabetic")),
+        ("Tralokinumab is a monoclonal antibody", None),
+        ("It is an antibody", None),
+        ("LUMIGAN is an antiglaucoma medicine", None),  # no plural anyone writes
+    ],
+)
+def test_anti_class_sentences(build, sentence, found):
+    match = build._ANTI_CLASS_SENTENCE.search(sentence)
+    assert (match["subj"], match["cls"]) == found if found else match is None
+
+
+def test_anti_class_members_come_from_what_the_medicine_is(build, tmp_path):
+    (tmp_path / "drug_labels").mkdir()
+    (tmp_path / "vocabulary").mkdir()
+    (tmp_path / "vocabulary" / "hgnc_genes.tsv").write_text("symbol\tsynonyms\n")
+    rows = [
+        (
+            "cresemba",
+            "1. What Cresemba is",
+            "Cresemba is an anti-fungal medicine that contains the active substance "
+            "isavuconazonium.",
+        ),
+        (
+            "mycamine",
+            "1. What Mycamine is",
+            "Mycamine contains the active substance micafungin. Mycamine is called an "
+            "antifungal medicine.",
+        ),
+        # "this" is rifampicin, a medicine of the interactions list, not linagliptin
+        ("trajenta", "1. What Trajenta is", "It contains the active substance linagliptin."),
+        ("trajenta", "2. What you need to know", "rifampicin. This is an antibiotic used"),
+        (
+            "quinsair",
+            "1. What Quinsair is",
+            "Quinsair contains the active substance levofloxacin. It is an antibiotic medicine.",
+        ),
+    ]
+    with open(tmp_path / "drug_labels" / "ema_leaflet_sections.jsonl", "w") as handle:
+        for drug, section, text in rows:
+            handle.write(json.dumps({"drug": drug, "section": section, "text": text}) + "\n")
+    names = ("isavuconazonium", "micafungin", "linagliptin", "levofloxacin", "rifampicin")
+    vocabulary = Vocabulary([Entity(name, "drug") for name in names], known_words=())
+    classes = {row["c"]: row for row in build.read_drug_classes(tmp_path, vocabulary)}
+    assert set(classes) == {"anti-fungals", "antibiotics"}
+    assert classes["anti-fungals"]["members"] == ["isavuconazonium", "micafungin"]
+    assert "antifungal agents" in classes["anti-fungals"]["names"]
+    assert classes["antibiotics"]["members"] == ["levofloxacin"]
+
+
+def test_the_shipped_vocabulary_reads_antifungal_spellings_as_one_class_with_members():
+    vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
+    found = [
+        vocabulary.match_entities(f"which {word} medicine treats mucormycosis")
+        for word in ("antifungal", "anti-fungal", "anti fungal")
+    ]
+    assert all(len(entities) == 1 for entities in found)
+    assert {entities[0].canonical for entities in found} == {found[0][0].canonical}
+    assert {"isavuconazonium", "posaconazole", "caspofungin"} <= set(found[0][0].related_drugs)
 
 
 def test_a6_shipped_vocabulary_reports_its_filters_and_stop_names():

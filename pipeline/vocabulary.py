@@ -54,6 +54,7 @@ from pipeline.vocabulary_matching import (
     collect_names,
     suffix_matches,
     with_salt_words,
+    without_modifier_drugs,
 )
 from pipeline.vocabulary_rules import (
     CAPITALISED_WORDS,
@@ -265,7 +266,8 @@ class Vocabulary:
         drug name within edit distance (``correct_typos``; by default only in texts of
         at most ``TYPO_MAX_CHARS`` characters, i.e. queries, not documents), and
         out-of-vocabulary words with a drug suffix of at least seven letters (R-VOC-2).
-        """
+        A drug name that qualifies the next word ("somatostatin analogue") is dropped
+        (A-17)."""
         if not text:
             return []
         if correct_typos is None:
@@ -276,10 +278,8 @@ class Vocabulary:
             return list(cached)
         sensitive_key, insensitive_key = keyed(text)
         candidates: list[AutomatonHit] = []
-        for automaton, keyed_text in (
-            (self._insensitive, insensitive_key),
-            (self._sensitive, sensitive_key),
-        ):
+        for automaton, keyed_text in ((self._insensitive, insensitive_key),
+                                      (self._sensitive, sensitive_key)):
             if automaton is not None:
                 candidates.extend(automaton_hits(automaton, keyed_text))
         # Leftmost first; at one start a curated target beats a longer plain name (VEGFR,
@@ -300,7 +300,7 @@ class Vocabulary:
         if correct_typos:
             matches.extend(typo_matches(text, matches, self.correct))
         matches.extend(suffix_matches(text, matches, self.get))
-        matches.sort(key=lambda match: match.start)
+        matches = sorted(without_modifier_drugs(text, matches), key=lambda m: m.start)
         if len(text) <= 4 * TYPO_MAX_CHARS:
             self._cache[cache_key] = tuple(matches)
             if len(self._cache) > 4096:

@@ -8,7 +8,8 @@ ending in a digit is not followed by a digit either, so ``IL-1`` is not found in
 ``IL-17``). Guarded names (gene symbols that are common English or clinical words:
 ``SET``, ``WAS``) match only as written inside a mixed-case sentence. A drug match absorbs
 the salt / form words right after it (A-6), and words the vocabulary lacks but that carry
-a drug suffix are matched as drugs (R-VOC-2).
+a drug suffix are matched as drugs (R-VOC-2). A drug name that only qualifies the words
+after it ("somatostatin analogue", "heparin-induced") is no drug match (A-17).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "collect_names",
     "suffix_matches",
     "with_salt_words",
+    "without_modifier_drugs",
 ]
 
 #: Case-exact surface forms never matched: ``eGFR`` is the filtration rate, not EGFR.
@@ -47,8 +49,21 @@ _SENTENCE_END_RE = re.compile(r"[.!?;\n]")
 #: Version of the rules that turn automaton hits into matches; part of the vocabulary's
 #: fingerprint, so documents matched under other rules are ingested again (2: a curated
 #: drug no longer beats a longer drug name at its start, "trastuzumab deruxtecan"; 3: a
-#: name ending in a letter is not matched before a hyphen and a number, "anti-IL-5").
-MATCH_RULES_VERSION = 3
+#: name ending in a letter is not matched before a hyphen and a number, "anti-IL-5"; 4: a
+#: drug name before a modifier head word is no drug match, "somatostatin analogue").
+MATCH_RULES_VERSION = 4
+
+#: Words after a drug name that make the name a modifier of another thing (A-17): a
+#: class named after what it mimics or blocks ("somatostatin analogue", "aldosterone
+#: antagonist", "vitamin D analogue"), a target ("estrogen receptor-positive"), or a
+#: condition the drug causes ("heparin-induced thrombocytopenia"). The medicine asked for
+#: is another one. Not "overdose" or "poisoning": there the named drug is what a reversal
+#: question's answer must name (A-11).
+_MODIFIER_TAIL_RE = re.compile(
+    r"[ \t]*[-\u2010\u2011]?[ \t]*(?:analogues?|analogs?|agonists?|antagonists?|"
+    r"inhibitors?|blockers?|modulators?|receptors?|induced)\b",
+    re.IGNORECASE,
+)
 
 #: One automaton hit: source span, entity indexes (best first), curated, key length.
 AutomatonHit = tuple[int, int, tuple[int, ...], bool, int]
@@ -214,3 +229,15 @@ def _mixed_case_sentence(text: str, start: int, end: int) -> bool:
     right_match = _SENTENCE_END_RE.search(text, end)
     right = right_match.start() if right_match else len(text)
     return any(ch.islower() for ch in text[left:right])
+
+
+def without_modifier_drugs(text: str, matches: Sequence[EntityMatch]) -> list[EntityMatch]:
+    """``matches`` less the drug matches that only qualify the words after them in
+    ``text`` (A-17): in "somatostatin analogue for acromegaly" somatostatin is not the
+    medicine asked for, in "heparin-induced thrombocytopenia" heparin is the cause. Other
+    matches, and drugs followed by other words, are kept in order."""
+    return [
+        match
+        for match in matches
+        if not (match.entity.is_drug and _MODIFIER_TAIL_RE.match(text, match.end))
+    ]

@@ -128,6 +128,31 @@ def test_r_voc_3_brand_name_yields_active_substance(vocabulary):
     assert vocabulary.match_drug_entities("Iressa and gefitinib") == ["gefitinib"]
 
 
+@pytest.mark.parametrize(
+    ("text", "drugs"),
+    [
+        ("somatostatin analogue I can take by mouth for acromegaly", []),
+        ("aldosterone antagonist after a heart attack", []),
+        ("vitamin D analogue ointment for psoriasis", []),  # an alias of ergocalciferol
+        ("heparin-induced thrombocytopenia", []),
+        ("estrogen receptor-positive breast cancer after tamoxifen", ["tamoxifen"]),
+        ("octreotide, a somatostatin analogue", ["octreotide"]),
+        # the drug itself, followed by other words: kept
+        ("heparin injection to prevent clots", ["heparin"]),
+        ("testosterone for low testosterone", ["testosterone"]),
+        ("antidote for paracetamol overdose", ["acetaminophen"]),  # A-11 needs it
+    ],
+)
+def test_a17_a_drug_name_that_qualifies_the_next_word_is_no_drug(vocabulary, text, drugs):
+    assert vocabulary.match_drug_entities(text) == drugs
+
+
+def test_a17_the_modifier_rule_holds_for_misspelt_and_hyphenated_names(vocabulary):
+    assert vocabulary.match_drug_entities("somatostatn analogue") == []
+    assert vocabulary.match_drug_entities("somatostatn tablets") == ["somatostatin"]
+    assert vocabulary.match_drug_entities("heparin - induced") == []
+
+
 def test_r_voc_4_shipped_file_loads_with_sources():
     vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
     description = vocabulary.describe()

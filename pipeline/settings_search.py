@@ -11,11 +11,10 @@ from typing import Literal
 from pydantic import Field
 
 from pipeline.settings_base import T, _Frozen, choice_for_scope
+from pipeline.vocabulary_entities import EntityType
 
 #: How R-HYB-3's term overlap counts a query term (``HybridSettings.term_weighting``).
 TermWeighting = Literal["uniform", "pool_idf"]
-#: ``pipeline.vocabulary_entities.Entity.semantic_type``'s values.
-EntityType = Literal["drug", "gene", "disease", "pathway", "class", "other"]
 
 __all__ = [
     "CollectionSpec",
@@ -167,7 +166,7 @@ class HybridSettings(_Frozen):
     #: gate, by ``semantic_type``. None: any (A-13 as written: "antifungal", "diabetes",
     #: "EGFR" all count). ``["gene"]``: a gene target still counts ("EGFR inhibitor"),
     #: while a question that names only a class or a condition gets ``fusion`` and
-    #: ``term_weighting``, as a lay question does.
+    #: ``term_weighting``, as a lay question does. A named drug always counts.
     fusion_by_kb_related_types: tuple[EntityType, ...] | None = None
     #: Canonical sections whose chunks both legs leave out unless the question cues that
     #: section (A-9): a leaflet's list of local representatives answers no medical

@@ -20,6 +20,7 @@ from pipeline.schema import NodeWithScore, QueryRetrievalIntent, ScopeFilter, St
 from pipeline.scoring import entity_boost_score, set_aside_sections, without_sections
 from pipeline.settings import PipelineSettings
 from pipeline.vocabulary import Vocabulary
+from pipeline.vocabulary_entities import EntityType
 
 __all__ = [
     "SupplementResult",
@@ -49,7 +50,7 @@ def resolve_drug_terms(query: str, vocabulary: Vocabulary, related_limit: int = 
 
 
 def names_drug_terms(
-    query: str, vocabulary: Vocabulary, related_types: Sequence[str] | None = None
+    query: str, vocabulary: Vocabulary, related_types: Sequence[EntityType] | None = None
 ) -> bool:
     """True when ``query`` names a drug, or an entity with related drugs whose
     ``semantic_type`` is in ``related_types`` (None: any type, A-13 as written: a class

@@ -9,16 +9,22 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass
+from typing import Literal
 
 from pipeline.vocabulary_rules import has_drug_suffix
 
 __all__ = [
     "Entity",
     "EntityMatch",
+    "EntityType",
     "content_fingerprint",
     "infer_type",
     "merge_entities",
 ]
+
+
+#: The values of ``Entity.semantic_type``.
+EntityType = Literal["drug", "gene", "disease", "pathway", "class", "other"]
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import ahocorasick
 
 from pipeline.text import KeyedText, match_key
+from pipeline.text_normalise import _DASHES
 from pipeline.vocabulary_entities import Entity, EntityMatch
 from pipeline.vocabulary_rules import SALT_TAIL_RE, has_drug_suffix
 
@@ -50,17 +51,22 @@ _SENTENCE_END_RE = re.compile(r"[.!?;\n]")
 #: fingerprint, so documents matched under other rules are ingested again (2: a curated
 #: drug no longer beats a longer drug name at its start, "trastuzumab deruxtecan"; 3: a
 #: name ending in a letter is not matched before a hyphen and a number, "anti-IL-5"; 4: a
-#: drug name before a modifier head word is no drug match, "somatostatin analogue").
-MATCH_RULES_VERSION = 4
+#: drug name before a modifier head word is no drug match, "somatostatin analogue"; 5: any
+#: dash or space between them, "heparin–induced").
+MATCH_RULES_VERSION = 5
 
 #: Words after a drug name that make the name a modifier of another thing (A-17): a
 #: class named after what it mimics or blocks ("somatostatin analogue", "aldosterone
-#: antagonist", "vitamin D analogue"), a target ("estrogen receptor-positive"), or a
-#: condition the drug causes ("heparin-induced thrombocytopenia"). The medicine asked for
-#: is another one. Not "overdose" or "poisoning": there the named drug is what a reversal
-#: question's answer must name (A-11).
+#: antagonist", "vitamin D analogue"), a target ("<drug> receptor"), or a condition the
+#: drug causes ("heparin-induced thrombocytopenia"). The medicine asked for is another
+#: one. A question about the named drug's own harm ("lithium-induced tremor") loses its
+#: drug reading too, and is left to BM25 and the encoders, which still read the name. Not
+#: "overdose" or "poisoning": there the named drug is what a reversal question's answer
+#: must name (A-11).
 _MODIFIER_TAIL_RE = re.compile(
-    r"[ \t]*[-\u2010\u2011]?[ \t]*(?:analogues?|analogs?|agonists?|antagonists?|"
+    # spaces (a no-break space too) and any dash or a soft hyphen, as ``keyed`` reads them
+    rf"[^\S\n]*[{re.escape(_DASHES)}\u00ad]?[^\S\n]*"
+    r"(?:analogues?|analogs?|agonists?|antagonists?|"
     r"inhibitors?|blockers?|modulators?|receptors?|induced)\b",
     re.IGNORECASE,
 )

@@ -135,7 +135,9 @@ def test_r_voc_3_brand_name_yields_active_substance(vocabulary):
         ("aldosterone antagonist after a heart attack", []),
         ("vitamin D analogue ointment for psoriasis", []),  # an alias of ergocalciferol
         ("heparin-induced thrombocytopenia", []),
-        ("estrogen receptor-positive breast cancer after tamoxifen", ["tamoxifen"]),
+        ("heparin\u2013induced thrombocytopenia", []),  # en dash
+        ("somatostatin\u00a0analogue", []),  # no-break space
+        ("octreotide or another somatostatin analog", ["octreotide"]),
         ("octreotide, a somatostatin analogue", ["octreotide"]),
         # the drug itself, followed by other words: kept
         ("heparin injection to prevent clots", ["heparin"]),

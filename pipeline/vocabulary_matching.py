@@ -9,7 +9,7 @@ ending in a digit is not followed by a digit either, so ``IL-1`` is not found in
 ``SET``, ``WAS``) match only as written inside a mixed-case sentence. A drug match absorbs
 the salt / form words right after it (A-6), and words the vocabulary lacks but that carry
 a drug suffix are matched as drugs (R-VOC-2). A drug name that only qualifies the words
-after it ("somatostatin analogue", "heparin-induced") is no drug match (A-17).
+after it ("somatostatin analogue", "aldosterone antagonist") is no drug match (A-17).
 """
 
 from __future__ import annotations
@@ -52,22 +52,22 @@ _SENTENCE_END_RE = re.compile(r"[.!?;\n]")
 #: drug no longer beats a longer drug name at its start, "trastuzumab deruxtecan"; 3: a
 #: name ending in a letter is not matched before a hyphen and a number, "anti-IL-5"; 4: a
 #: drug name before a modifier head word is no drug match, "somatostatin analogue"; 5: any
-#: dash or space between them, "heparin–induced").
-MATCH_RULES_VERSION = 5
+#: dash or space between them; 6: "-induced" is no such word, "adalimumab-induced lupus").
+MATCH_RULES_VERSION = 6
 
 #: Words after a drug name that make the name a modifier of another thing (A-17): a
 #: class named after what it mimics or blocks ("somatostatin analogue", "aldosterone
-#: antagonist", "vitamin D analogue"), a target ("<drug> receptor"), or a condition the
-#: drug causes ("heparin-induced thrombocytopenia"). The medicine asked for is another
-#: one. A question about the named drug's own harm ("lithium-induced tremor") loses its
-#: drug reading too, and is left to BM25 and the encoders, which still read the name. Not
+#: antagonist", "vitamin D analogue") or a target ("<drug> receptor"). The medicine asked
+#: for is another one. Not "-induced": "adalimumab-induced lupus" asks about adalimumab's
+#: own harm as often as "heparin-induced thrombocytopenia" asks for another medicine (with
+#: it, a user's "adalimumab-induced lupus" ranked infliximab leaflets first). Not
 #: "overdose" or "poisoning": there the named drug is what a reversal question's answer
 #: must name (A-11).
 _MODIFIER_TAIL_RE = re.compile(
     # spaces (a no-break space too) and any dash or a soft hyphen, as ``keyed`` reads them
     rf"[^\S\n]*[{re.escape(_DASHES)}\u00ad]?[^\S\n]*"
     r"(?:analogues?|analogs?|agonists?|antagonists?|"
-    r"inhibitors?|blockers?|modulators?|receptors?|induced)\b",
+    r"inhibitors?|blockers?|modulators?|receptors?)\b",
     re.IGNORECASE,
 )
 
@@ -240,7 +240,7 @@ def _mixed_case_sentence(text: str, start: int, end: int) -> bool:
 def without_modifier_drugs(text: str, matches: Sequence[EntityMatch]) -> list[EntityMatch]:
     """``matches`` less the drug matches that only qualify the words after them in
     ``text`` (A-17): in "somatostatin analogue for acromegaly" somatostatin is not the
-    medicine asked for, in "heparin-induced thrombocytopenia" heparin is the cause. Other
+    medicine asked for, in "aldosterone antagonist" aldosterone is what is blocked. Other
     matches, and drugs followed by other words, are kept in order."""
     return [
         match

@@ -134,8 +134,9 @@ def test_r_voc_3_brand_name_yields_active_substance(vocabulary):
         ("somatostatin analogue I can take by mouth for acromegaly", []),
         ("aldosterone antagonist after a heart attack", []),
         ("vitamin D analogue ointment for psoriasis", []),  # an alias of ergocalciferol
-        ("heparin-induced thrombocytopenia", []),
-        ("heparin\u2013induced thrombocytopenia", []),  # en dash
+        ("aldosterone\u2013antagonist", []),  # en dash
+        # a drug's own harm keeps the drug: a user's "adalimumab-induced lupus"
+        ("adalimumab-induced lupus", ["adalimumab"]),
         ("somatostatin\u00a0analogue", []),  # no-break space
         ("octreotide or another somatostatin analog", ["octreotide"]),
         ("octreotide, a somatostatin analogue", ["octreotide"]),
@@ -152,7 +153,7 @@ def test_a17_a_drug_name_that_qualifies_the_next_word_is_no_drug(vocabulary, tex
 def test_a17_the_modifier_rule_holds_for_misspelt_and_hyphenated_names(vocabulary):
     assert vocabulary.match_drug_entities("somatostatn analogue") == []
     assert vocabulary.match_drug_entities("somatostatn tablets") == ["somatostatin"]
-    assert vocabulary.match_drug_entities("heparin - induced") == []
+    assert vocabulary.match_drug_entities("aldosterone - antagonist") == []
 
 
 def test_r_voc_4_shipped_file_loads_with_sources():

@@ -22,6 +22,14 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from pipeline.section_lay_cues import (
+    ADVERSE_LAY_CUES,
+    DESCRIPTION_LAY_CUES,
+    DOSAGE_LAY_CUES,
+    STORAGE_LAY_CUES,
+    WARNINGS_LAY_CUES,
+)
+
 __all__ = [
     "CANONICAL_SECTIONS",
     "SECTION_TABLE",
@@ -131,6 +139,7 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"(?:take|takes|taken|taking|swallow|swallowed|give|given) (?:[\w-]+ ){0,3}?"
             r"(?:with|without|before|after) (?:food|a meal|meals)",
             r"empty stomach",
+            *DOSAGE_LAY_CUES,
         ),
     ),
     SectionWords(
@@ -179,6 +188,7 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"vaccinations?",
             r"(?:get|have|receive|getting|having) (?:a |my |the |any )?(?:live )?vaccines?",
             r"live vaccines?",
+            *WARNINGS_LAY_CUES,
         ),
     ),
     SectionWords(
@@ -192,6 +202,7 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"tolerability",
             # lay: "will Erivedge make my hair fall out", "does it make you put on weight"
             r"(?:make|makes|made|making) (?:me|you|my|your|him|her|them|people|patients)",
+            *ADVERSE_LAY_CUES,
         ),
     ),
     SectionWords(
@@ -209,6 +220,7 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"fridge",
             r"freez\w*|frozen",
             r"(?:keep|kept) (?:in|at|out|below|away)",
+            *STORAGE_LAY_CUES,
             r"be kept",
             r"room temperature",
             r"expiry|expiration|shelf[- ]life",
@@ -246,6 +258,7 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"contents of the pack",
             r"pack sizes?",
             r"composition",
+            *DESCRIPTION_LAY_CUES,
         ),
     ),
     SectionWords(

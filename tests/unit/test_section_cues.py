@@ -106,6 +106,74 @@ def test_a5_no_cue_where_no_section_is_asked_for(query):
     assert detect_retrieval_intent(query).section_cues == ()
 
 
+@pytest.mark.parametrize(
+    ("query", "cue"),
+    [
+        # side effects asked with a verb of causing
+        ("does metformin cause diarrhoea", "adverse_reactions"),
+        ("can Ozempic give you hair loss", "adverse_reactions"),
+        ("might Lyrica bring on weight gain", "adverse_reactions"),
+        ("is Humira linked to lymphoma", "adverse_reactions"),
+        ("is it normal to feel tired on Kisqali", "adverse_reactions"),
+        ("itchy skin since starting Entresto", "adverse_reactions"),
+        # section 3's advice in lay words
+        ("forgot my Trulicity pen yesterday", "dosage_and_administration"),
+        ("can Jakavi tablets be crushed", "dosage_and_administration"),
+        ("is it ok to chew Xarelto", "dosage_and_administration"),
+        ("must Tagrisso be swallowed whole", "dosage_and_administration"),
+        ("can I split my Eliquis in half", "dosage_and_administration"),
+        ("can I open the Kalydeco capsules", "dosage_and_administration"),
+        ("should I double up on Januvia", "dosage_and_administration"),
+        ("how many puffs of Trimbow a day", "dosage_and_administration"),
+        ("Jardiance morning or evening", "dosage_and_administration"),
+        ("where to inject Dupixent", "dosage_and_administration"),
+        ("how long does an Ocrevus infusion take", "dosage_and_administration"),
+        ("my son threw up ten minutes after his Kuvan", "dosage_and_administration"),
+        ("can I stop Cymbalta suddenly", "dosage_and_administration"),
+        ("can I stop Brintellix abruptly", "dosage_and_administration"),
+        # section 2's sub-headings in lay words
+        ("Lipitor and grapefruit", "warnings"),
+        ("does Aubagio affect fertility", "warnings"),
+        ("we are trying for a baby and I take Tecfidera", "warnings"),
+        ("does my partner need condoms while I'm on Revlimid", "warnings"),
+        ("can Xeljanz be taken with the pill", "warnings"),
+        ("Lumigan with contact lenses", "warnings"),
+        ("do I need sunscreen on Vfend", "warnings"),
+        ("telling the dentist about Prolia", "warnings"),
+        ("stopping Brilique before surgery", "warnings"),
+        ("a couple of beers on Keppra", "warnings"),
+        # section 5 and 6
+        ("how long does Xalatan last after opening", "storage"),
+        ("what colour are Eliquis tablets", "description"),
+        ("Plavix tablet markings", "description"),
+        ("is there gelatin in Creon", "description"),
+    ],
+)
+def test_a18_lay_words_of_the_leaflet_sub_headings_cue_their_section(query, cue):
+    assert cue in detect_retrieval_intent(query).section_cues
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # a condition or its cause, not a medicine's side effect
+        "tablet for hair falling out in patches",
+        "what can cause gout",
+        "antibiotic for infections caused by MRSA",
+        # forgetfulness is a symptom; a pack of how many tablets is asked elsewhere
+        "memory loss and forgetfulness in older people",
+        "how many patients stopped treatment in the trial",
+        # a treatment question about a condition's symptoms
+        "what will the hospital give her for Kawasaki disease",
+        "anti-sickness injection for vomiting after chemotherapy",
+        "weak muscles that can be linked to a tumour",
+        "is there a drink test for growth hormone deficiency",
+    ],
+)
+def test_a18_no_cue_from_the_same_words_used_otherwise(query):
+    assert detect_retrieval_intent(query).section_cues == ()
+
+
 def test_a5_cues_keep_first_appearance_order():
     query = "side effects and dosing and storage of Tagrisso"
     assert section_cues_for(query, extended=True) == (

@@ -47,16 +47,20 @@ def smiles_tokens(query: str) -> list[str]:
     return structure_tokens(query)
 
 
-def section_cues_for(query: str, extended: bool = False) -> tuple[str, ...]:
+def section_cues_for(
+    query: str, extended: bool = False, names_medicine: bool = True
+) -> tuple[str, ...]:
     """Section cues named by the query, de-duplicated, first-appearance order.
 
     ``extended`` (A-5, the product default through ``RoutingSettings``): the cues of
     ``pipeline.section_vocabulary.SECTION_TABLE``, lay phrasing included ("side effects",
     "what is X used for", "how to store", "can I drive", "if I miss a dose", "what is in
-    X"), named by the canonical section values ingest stores. Without it, R-INT-6 as the
-    seed wrote it (``warnings``, ``dosage``, ``indications_and_usage``).
+    X"), named by the canonical section values ingest stores; with ``names_medicine``
+    also A-18's lay words ("does X cause", "grapefruit", "can I crush"). Without
+    ``extended``, R-INT-6 as the seed wrote it (``warnings``, ``dosage``,
+    ``indications_and_usage``).
     """
-    return query_section_cues(query, seed=not extended)
+    return query_section_cues(query, seed=not extended, names_medicine=names_medicine)
 
 
 @dataclass(frozen=True)
@@ -121,10 +125,15 @@ def detect_retrieval_intent(
             seed wrote it.
     """
     vocabulary = vocabulary or default_vocabulary()
+    drugs = tuple(vocabulary.match_drug_entities(query))
+    # A-18's lay cues ask about a medicine's leaflet: a drug, a brand or a class
+    names_medicine = bool(drugs) or any(
+        entity.semantic_type == "class" for entity in vocabulary.match_entities(query)
+    )
     signals = _Signals(
         query=query,
-        drugs=tuple(vocabulary.match_drug_entities(query)),
-        cues=section_cues_for(query, extended=extended_section_cues),
+        drugs=drugs,
+        cues=section_cues_for(query, extended_section_cues, names_medicine),
     )
     corrections = tuple(vocabulary.corrections(query))
     for rule in INTENT_RULES:

@@ -13,7 +13,9 @@ The seed's R-INT-6 cues (``warning(s)`` -> ``warnings``, ``dosage``/``dosing`` -
 section (``dosage`` is the seed's name for ``dosage_and_administration``).
 
 Patterns are case-insensitive regular expressions, matched word-bounded; rows and
-patterns are data, not branches: add a phrasing by adding a string.
+patterns are data, not branches: add a phrasing by adding a string. A row's ``lay_cues``
+(A-18, ``pipeline.section_lay_cues``: the lay words of the leaflet's sub-headings,
+"forgot my injection", "grapefruit") count only in a question that names a medicine.
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ class SectionWords:
     #: sub-headings that carry this section's text inside another section: an EMA
     #: leaflet's "Other medicines and Tasigna" sits in its section 2 (``warnings``)
     within: tuple[str, ...] = ()
+    #: A-18: cues that count only in a question that names a medicine
+    #: (``pipeline.section_lay_cues``): "does X cause", "grapefruit", "can I crush"
+    lay_cues: tuple[str, ...] = ()
 
     @cached_property
     def heading_pattern(self) -> re.Pattern[str] | None:
@@ -64,6 +69,11 @@ class SectionWords:
     def cue_pattern(self) -> re.Pattern[str] | None:
         """``cues`` as one word-bounded, case-insensitive alternation; None when empty."""
         return _alternation(self.cues)
+
+    @cached_property
+    def lay_cue_pattern(self) -> re.Pattern[str] | None:
+        """``lay_cues`` as one word-bounded, case-insensitive alternation; None when empty."""
+        return _alternation(self.lay_cues)
 
     @cached_property
     def within_pattern(self) -> re.Pattern[str] | None:
@@ -139,8 +149,8 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"(?:take|takes|taken|taking|swallow|swallowed|give|given) (?:[\w-]+ ){0,3}?"
             r"(?:with|without|before|after) (?:food|a meal|meals)",
             r"empty stomach",
-            *DOSAGE_LAY_CUES,
         ),
+        lay_cues=DOSAGE_LAY_CUES,
     ),
     SectionWords(
         "contraindications",
@@ -188,8 +198,8 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"vaccinations?",
             r"(?:get|have|receive|getting|having) (?:a |my |the |any )?(?:live )?vaccines?",
             r"live vaccines?",
-            *WARNINGS_LAY_CUES,
         ),
+        lay_cues=WARNINGS_LAY_CUES,
     ),
     SectionWords(
         "adverse_reactions",
@@ -202,8 +212,8 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"tolerability",
             # lay: "will Erivedge make my hair fall out", "does it make you put on weight"
             r"(?:make|makes|made|making) (?:me|you|my|your|him|her|them|people|patients)",
-            *ADVERSE_LAY_CUES,
         ),
+        lay_cues=ADVERSE_LAY_CUES,
     ),
     SectionWords(
         "drug_interactions",
@@ -220,12 +230,12 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"fridge",
             r"freez\w*|frozen",
             r"(?:keep|kept) (?:in|at|out|below|away)",
-            *STORAGE_LAY_CUES,
             r"be kept",
             r"room temperature",
             r"expiry|expiration|shelf[- ]life",
             r"dispos(?:e|al)",
         ),
+        lay_cues=STORAGE_LAY_CUES,
     ),
     # A-9: the leaflet's list of the holder's local representatives (addresses, phone
     # numbers), set apart from section 6 at ingest; recall leaves it out unless cued.
@@ -258,8 +268,8 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"contents of the pack",
             r"pack sizes?",
             r"composition",
-            *DESCRIPTION_LAY_CUES,
         ),
+        lay_cues=DESCRIPTION_LAY_CUES,
     ),
     SectionWords(
         "clinical_pharmacology",
@@ -340,9 +350,12 @@ def heading_section(heading: str) -> str | None:
     return None
 
 
-def query_section_cues(query: str, seed: bool = False) -> tuple[str, ...]:
+def query_section_cues(
+    query: str, seed: bool = False, names_medicine: bool = True
+) -> tuple[str, ...]:
     """Sections a question asks for, de-duplicated, in order of first appearance in the
-    query (A-5; R-INT-6 when ``seed``: the seed's three cues and names only)."""
+    query (A-5; R-INT-6 when ``seed``: the seed's three cues and names only). The lay
+    cues of A-18 count when ``names_medicine`` (the question names a drug or class)."""
     found: list[tuple[int, str]] = []
     if seed:
         for pattern, cue in SEED_QUERY_CUES:
@@ -351,9 +364,9 @@ def query_section_cues(query: str, seed: bool = False) -> tuple[str, ...]:
                 found.append((match.start(), cue))
     else:
         for row in SECTION_TABLE:
-            pattern = row.cue_pattern
-            match = pattern.search(query) if pattern is not None else None
-            if match:
-                found.append((match.start(), row.section))
+            patterns = [row.cue_pattern, row.lay_cue_pattern if names_medicine else None]
+            starts = [m.start() for p in patterns if p is not None and (m := p.search(query))]
+            if starts:
+                found.append((min(starts), row.section))
     found.sort()
     return tuple(dict.fromkeys(cue for _, cue in found))

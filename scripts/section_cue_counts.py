@@ -66,7 +66,8 @@ def main() -> None:
         own = counts[_NUMBERS[section]]
         total = sum(counts.values())
         cells = " | ".join(str(counts[n]) for n in "123456")
-        print(f"| {section} | `{cue}` | {own} / {total} | {cells} |")
+        shown = cue.replace("|", "\\|")  # a Markdown table cell
+        print(f"| {section} | `{shown}` | {own} / {total} | {cells} |")
 
 
 if __name__ == "__main__":

@@ -276,3 +276,28 @@ def test_an_interactions_sub_heading_inside_section_2_answers_the_interactions_c
     assert section_match_score(food, cues) == 1.0
     assert section_match_score(medicines, cues) == 1.0
     assert section_match_score(driving, cues) == 0.0
+
+
+def test_a18_the_count_script_counts_leaflet_sections_by_number(tmp_path):
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "section_cue_counts.py"
+    spec = importlib.util.spec_from_file_location("section_cue_counts", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    (tmp_path / "drug_labels").mkdir()
+    rows = [
+        ("3. How to take X", "Do not crush or chew the tablets."),
+        ("2. What you need to know before you take X", "Avoid grapefruit juice."),
+        ("3. How to take X", "Take it with grapefruit juice or water."),
+        ("Package leaflet: Information for the user", "grapefruit"),  # no number: left out
+    ]
+    with open(tmp_path / "drug_labels" / "ema_leaflet_sections.jsonl", "w") as handle:
+        for section, text in rows:
+            handle.write(json.dumps({"drug": "x", "section": section, "text": text}) + "\n")
+    counts = {cue: c for _, cue, c in module.cue_counts(module.section_texts(tmp_path))}
+    assert counts["grapefruits?"] == {"2": 1, "3": 1}
+    crush = next(c for cue, c in counts.items() if cue.startswith("(?:chew|crush)(?:ed)? or"))
+    assert crush == {"3": 1}

@@ -41,6 +41,7 @@ from pipeline.schema import (
     StageTrace,
 )
 from pipeline.settings import PipelineSettings
+from pipeline.spelling import default_speller
 from pipeline.supplement import SupplementResult, run_supplement_stage
 from pipeline.tier2_stage import Tier2Stage
 from pipeline.vocabulary import Vocabulary, default_vocabulary
@@ -154,7 +155,8 @@ class Retriever:
 
     def _intent(self, query: str, trace: list[StageTrace]) -> tuple[QueryRetrievalIntent, str]:
         """SPEC.md section 2, once per request (R-INT-7), and the question as every later
-        stage reads it: with its misspelt drug names corrected (A-12), the intent read
+        stage reads it: with its misspelt drug names (A-12) and other misspelt words
+        (A-19, ``pipeline.spelling``) corrected, the intent read
         from that text and the corrections kept. The entities found, the corrections and
         the text searched in the trace (``entities:a,b``, ``corrected:x→y``,
         ``searched_as:...``)."""
@@ -163,6 +165,9 @@ class Retriever:
         searched = query
         if corrections and self.settings.routing.search_corrected_query:
             searched = self.vocabulary.corrected(query)
+        if self.settings.routing.correct_misspelt_words:  # A-19, after the drug names
+            searched, fixes = default_speller().corrected(searched, self.vocabulary)
+            corrections += tuple(str(fix) for fix in fixes)
         intent = detect_retrieval_intent(
             searched,
             self.vocabulary,

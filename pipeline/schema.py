@@ -140,8 +140,8 @@ class QueryRetrievalIntent(BaseModel):
     suppress_collections: tuple[str, ...] = ()
     section_cues: tuple[str, ...] = ()
     require_entity_match: bool = False
-    #: A-6 typo corrections made in the query, ``"osimertinb→osimertinib"``; the
-    #: corrected drug is what every later stage matches.
+    #: Typo corrections made in the query, drugs' (A-6) then other words' (A-19):
+    #: ``"osimertinb→osimertinib"``, ``"nausia→nausea"``; later stages read them corrected.
     corrections: tuple[str, ...] = ()
 
 

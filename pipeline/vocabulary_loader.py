@@ -1,9 +1,10 @@
 """Reading the vocabulary sources (R-VOC-4): the shipped vocabulary file, a licensed UMLS
-``MRCONSO.RRF`` (with its ``MRSTY.RRF`` semantic types) and the known-words list of the
-typo look-up.
+``MRCONSO.RRF`` (with its ``MRSTY.RRF`` semantic types), the known-words list of the
+typo look-up and the spelling words (A-19).
 
-The shipped vocabulary (``configs/vocabulary/biomed_vocabulary.jsonl.gz``) and the known
-words (``configs/vocabulary/known_words.txt.gz``) are written by
+The shipped vocabulary (``configs/vocabulary/biomed_vocabulary.jsonl.gz``), the known
+words (``configs/vocabulary/known_words.txt.gz``) and the spelling words
+(``configs/vocabulary/spelling_words.tsv.gz``) are written by
 ``scripts/build_vocabulary.py``. These functions only parse; ``Vocabulary.load`` and
 ``Vocabulary.from_mrconso`` build the vocabulary from what they return.
 """
@@ -23,10 +24,12 @@ from pipeline.vocabulary_rules import name_filter_reason
 __all__ = [
     "KNOWN_WORDS",
     "SHIPPED_VOCABULARY",
+    "SPELLING_WORDS",
     "VocabularyFile",
     "read_mrconso",
     "read_vocabulary_file",
     "shipped_known_words",
+    "shipped_spelling_words",
 ]
 
 _VOCABULARY_DIR = Path(__file__).resolve().parent.parent / "configs" / "vocabulary"
@@ -34,6 +37,9 @@ SHIPPED_VOCABULARY = _VOCABULARY_DIR / "biomed_vocabulary.jsonl.gz"
 #: Words that are not typos of drug names (common English words and the words of the
 #: stored leaflets, four letters or more), written by ``scripts/build_vocabulary.py``.
 KNOWN_WORDS = _VOCABULARY_DIR / "known_words.txt.gz"
+#: The words of the stored leaflets and labels that a misspelt word of a question is read
+#: as (A-19), each with the number of products whose text uses it ("word<TAB>count").
+SPELLING_WORDS = _VOCABULARY_DIR / "spelling_words.tsv.gz"
 
 
 @dataclass(frozen=True)
@@ -159,6 +165,21 @@ def shipped_known_words() -> frozenset[str]:
         return frozenset()
     with gzip.open(KNOWN_WORDS, "rt", encoding="utf-8") as handle:
         return frozenset(line.strip() for line in handle if line.strip())
+
+
+@lru_cache(maxsize=1)
+def shipped_spelling_words() -> dict[str, int]:
+    """The shipped spelling words (``SPELLING_WORDS``): folded word -> number of products
+    (leaflets and labels) whose text uses it, read once; empty when the file is absent."""
+    if not SPELLING_WORDS.exists():
+        return {}
+    words: dict[str, int] = {}
+    with gzip.open(SPELLING_WORDS, "rt", encoding="utf-8") as handle:
+        for line in handle:
+            word, _, count = line.rstrip("\n").partition("\t")
+            if word and count.isdigit():
+                words[word] = int(count)
+    return words
 
 
 # UMLS semantic types (TUI) -> our types.

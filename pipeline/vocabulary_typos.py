@@ -89,10 +89,17 @@ class TypoIndex:
             position += 1
         return False
 
-    def lookup(self, word: str) -> tuple[str, int] | None:
+    def lookup(
+        self,
+        word: str,
+        prefer: Callable[[int], float] | None = None,
+        max_distance: int | None = None,
+    ) -> tuple[str, int] | None:
         """``(name, entity index)`` of the one closest name within the distance allowed
         for ``word`` (case-folded), or None (none, two entities equally close, or a short
-        word that begins a longer one)."""
+        word that begins a longer one). ``prefer`` (index -> weight) settles a tie for
+        the one that weighs most (A-19: the word more products use); still None when the
+        heaviest two weigh the same. ``max_distance`` caps the distance allowed."""
         from rapidfuzz import process
         from rapidfuzz.distance import OSA
 
@@ -101,6 +108,8 @@ class TypoIndex:
         ):
             return None
         limit = 1 if len(word) < 10 else 2
+        if max_distance is not None:
+            limit = min(limit, max_distance)
         best: list[tuple[int, str, int]] = []
         firsts = (word[0], *SOUND_ALIKE_FIRSTS.get(word[0], ()))
         for first in firsts:
@@ -117,7 +126,11 @@ class TypoIndex:
         best.sort()
         top = [item for item in best if item[0] == best[0][0]]
         if len({index for _, _, index in top}) > 1:
-            return None
+            if prefer is None:
+                return None
+            top.sort(key=lambda item: prefer(item[2]), reverse=True)
+            if prefer(top[0][2]) == prefer(top[1][2]):
+                return None
         return top[0][1], top[0][2]
 
 

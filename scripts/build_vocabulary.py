@@ -53,7 +53,9 @@ drug names: English words with zipf >= 2.0 and the words of the stored leaflets,
 vocabulary names) for the typo look-up, and ``drug_classes.json`` (drug classes and their
 members read from the leaflets' own sentences, ``scripts/drug_classes.py``); classes the
 leaflets do not list members of are curated (``CURATED_CLASSES``: GLP-1 receptor
-agonists, statins, SSRIs, ...).
+agonists, statins, SSRIs, ...), and ``spelling_words.tsv.gz`` (the words of two or more
+stored leaflets or labels, five letters or more, not drug names, with how many products
+use each: what a misspelt word of a question is read as, A-19).
 
 Usage: ``python scripts/build_vocabulary.py [--data ../shared/data] [--out PATH]``.
 """
@@ -90,6 +92,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_OUT = ROOT / "configs" / "vocabulary" / "biomed_vocabulary.jsonl.gz"
 KNOWN_WORDS_OUT = ROOT / "configs" / "vocabulary" / "known_words.txt.gz"
+SPELLING_WORDS_OUT = ROOT / "configs" / "vocabulary" / "spelling_words.tsv.gz"
 CLASSES_OUT = ROOT / "configs" / "vocabulary" / "drug_classes.json"
 
 #: Word-frequency thresholds (wordfreq Zipf scale: 3.0 = once per million words).
@@ -851,6 +854,44 @@ def known_words(data: Path, rows: list[dict]) -> list[str]:
     return sorted(fold(word) for word in words if match_key(word) not in names)
 
 
+#: The shortest spelling word (letters): a word one letter longer is the shortest read as
+#: a misspelling (``pipeline.spelling.MIN_SPELLING_WORD``).
+MIN_SPELLING_TARGET = 5
+
+
+def spelling_words(data: Path, rows: list[dict]) -> dict[str, int]:
+    """The words a misspelt word of a question is read as (A-19), each with the number of
+    stored products whose text uses it: words of ``MIN_SPELLING_TARGET`` letters or more
+    that two or more products (EMA leaflets, FDA labels) use, minus every drug name (a
+    misspelt drug is A-12's); and, with 0, English words that are drug names (never a
+    misspelling, never a target)."""
+    names = {
+        match_key(n) for row in rows if row["t"] == "drug" for n in [row["c"], *row.get("a", ())]
+    }
+    products: dict[str, set[str]] = defaultdict(set)
+    with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            products[f"ema:{row['drug']}"].update(_WORD_RE.findall(fold(row["text"])))
+    with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
+        for number, line in enumerate(handle):
+            text = json.loads(line).get("indications") or ""
+            products[f"fda:{number}"].update(_WORD_RE.findall(fold(text)))
+    counts: Counter[str] = Counter()
+    for words in products.values():
+        counts.update(w for w in words if len(w) >= MIN_SPELLING_TARGET and w.isalpha())
+    targets = {w: n for w, n in counts.items() if n >= 2 and match_key(w) not in names}
+    # English words that are drug names ("grapefruit", "lactose") are no misspellings;
+    # the known words leave them out, for the drug typo look-up's sake
+    english = (
+        word
+        for word in top_n_list("en", 200_000)
+        if len(word) >= MIN_SPELLING_TARGET and word.isalpha() and _zipf(word) >= KNOWN_WORD_ZIPF
+    )
+    never = {fold(word): 0 for word in english if match_key(word) in names}
+    return dict(sorted({**never, **targets}.items()))
+
+
 # -- drug classes from the leaflets' own sentences -----------------------------------
 
 _SUBJECT = r"(?P<subj>[\w-]+)"
@@ -1269,10 +1310,15 @@ def build(data: Path, out: Path) -> dict:
     known_out = out.with_name(KNOWN_WORDS_OUT.name)
     with open(known_out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
         zipped.write(("\n".join(words) + "\n").encode("utf-8"))
+    spelling = spelling_words(data, rows)
+    spelling_out = out.with_name(SPELLING_WORDS_OUT.name)
+    with open(spelling_out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
+        zipped.write("".join(f"{w}\t{n}\n" for w, n in spelling.items()).encode("utf-8"))
     return {
         "rows": len(rows),
         "bytes": out.stat().st_size,
         "known_words": len(words),
+        "spelling_words": len(spelling),
         "removed_by_filter": dict(sorted(FILTERED.items())),
         "names_not_matched": len(unmatched),
         "drug_classes_with_members": len(classes),

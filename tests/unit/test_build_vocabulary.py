@@ -414,3 +414,25 @@ def test_the_shipped_vocabulary_reads_both_drugs_of_an_fda_combination_name():
         ("buprenorphine and naloxone film", ["buprenorphine", "naloxone"]),
     ]:
         assert vocabulary.match_drug_entities(text) == drugs
+
+
+def test_a19_spelling_words_are_words_of_two_products_but_no_drug_names(build, tmp_path):
+    (tmp_path / "drug_labels").mkdir()
+    leaflets = [
+        ("alpha", "Alpha treats psoriasis and eczema. Take lactose-free grapefruit juice."),
+        ("alpha", "Psoriasis again in another section of the same product."),
+        ("beta", "Beta treats psoriasis. Olaparib is not this medicine."),
+    ]
+    with open(tmp_path / "drug_labels" / "ema_leaflet_sections.jsonl", "w") as handle:
+        for drug, text in leaflets:
+            handle.write(json.dumps({"drug": drug, "section": "1. What", "text": text}) + "\n")
+    with open(tmp_path / "drug_labels" / "fda_indications.jsonl", "w") as handle:
+        handle.write(json.dumps({"indications": "for eczema and olaparib-sensitive cases"}) + "\n")
+    rows = [{"c": "olaparib", "t": "drug"}, {"c": "grapefruit", "t": "drug", "a": ["lactose"]}]
+    words = build.spelling_words(tmp_path, rows)
+    assert words["psoriasis"] == 2  # two products (one of them twice)
+    assert words["eczema"] == 2  # a leaflet and a label
+    assert "treats" in words and "medicine" not in words  # one product only
+    assert "olaparib" not in words  # a drug name: A-12's
+    # English words that are drug names are never misspellings, and no target
+    assert words["grapefruit"] == 0 and words["lactose"] == 0

@@ -373,6 +373,34 @@ async def test_a12_every_stage_reads_the_corrected_query(stores, vocabulary, cor
         assert [c.chunk_id for c in response.chunks] == [c.chunk_id for c in spelt.chunks]
 
 
+@pytest.mark.parametrize("corrected", [True, False])
+async def test_a19_every_stage_reads_a_misspelt_symptom_corrected(stores, vocabulary, corrected):
+    encoders = {"pubmedbert": TextCountingEncoder()}
+    routing = {"correct_misspelt_words": corrected}
+    retriever = make_retriever(stores, vocabulary, encoders=encoders, routing=routing)
+    response = await retriever.search(SearchRequest(query="Lynparza nausia", highlight=True))
+    intent = next(stage for stage in response.trace if stage.name == "intent")
+    assert ("corrected:nausia\u2192nausea" in intent.decisions) is corrected
+    assert ("searched_as:Lynparza nausea" in intent.decisions) is corrected
+    assert response.intent.corrections == (("nausia\u2192nausea",) if corrected else ())
+    encoded = " ".join(encoders["pubmedbert"].texts)
+    assert ("Lynparza nausea" in encoded) is corrected
+    marked = " ".join(chunk.highlight or "" for chunk in response.chunks)
+    assert ("<em>nausea</em>" in marked) is corrected
+    if corrected:  # answered as the well-spelt question is
+        spelt = await make_retriever(stores, vocabulary).search(
+            SearchRequest(query="Lynparza nausea")
+        )
+        assert [c.chunk_id for c in response.chunks] == [c.chunk_id for c in spelt.chunks]
+
+
+async def test_a19_a_misspelt_drug_and_word_are_both_corrected_drug_first(stores, vocabulary):
+    response = await make_retriever(stores, vocabulary).search(
+        SearchRequest(query="Lynpaza nausia")
+    )
+    assert response.intent.corrections == ("Lynpaza\u2192Lynparza", "nausia\u2192nausea")
+
+
 @pytest.mark.parametrize(
     ("query", "needs_drugs", "related_types", "fusion"),
     [

@@ -41,7 +41,7 @@ from pipeline.schema import (
     StageTrace,
 )
 from pipeline.settings import PipelineSettings
-from pipeline.spelling import default_speller
+from pipeline.spelling import WordSpeller, default_speller
 from pipeline.supplement import SupplementResult, run_supplement_stage
 from pipeline.tier2_stage import Tier2Stage
 from pipeline.vocabulary import Vocabulary, default_vocabulary
@@ -58,6 +58,7 @@ class Retriever:
         settings: every tunable of SPEC.md (``PipelineSettings``).
         ports: store, registry, encoders, cross-encoder.
         vocabulary: the entity vocabulary; the shipped one when None.
+        speller: reads misspelt words that are no names (A-19); the shipped one when None.
     """
 
     def __init__(
@@ -65,10 +66,12 @@ class Retriever:
         settings: PipelineSettings,
         ports: RetrieverPorts,
         vocabulary: Vocabulary | None = None,
+        speller: WordSpeller | None = None,
     ) -> None:
         self.settings = settings
         self.ports = ports
         self.vocabulary = vocabulary or default_vocabulary()
+        self.speller = speller or default_speller()
         self.router = BiomedQueryRouteClassifier(settings, self.vocabulary)
         models = ports.models
         self.embeddings = EmbeddingService(models.encoders, settings)
@@ -166,7 +169,7 @@ class Retriever:
         if corrections and self.settings.routing.search_corrected_query:
             searched = self.vocabulary.corrected(query)
         if self.settings.routing.correct_misspelt_words:  # A-19, after the drug names
-            searched, fixes = default_speller().corrected(searched, self.vocabulary)
+            searched, fixes = self.speller.corrected(searched, self.vocabulary)
             corrections += tuple(str(fix) for fix in fixes)
         intent = detect_retrieval_intent(
             searched,

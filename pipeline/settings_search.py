@@ -93,8 +93,8 @@ class RoutingSettings(_Frozen):
     search_corrected_query: bool = True
     #: A-19: a misspelt word of the question that is no name ("psoraisis", "migrane",
     #: "diarhea") is read as the word of the stored leaflets and labels it is one edit
-    #: from (two from ten letters; ``pipeline.spelling``), and every stage reads it so.
-    #: False corrects drug names only (A-12).
+    #: from (``pipeline.spelling``), and every stage reads it so. False corrects drug
+    #: names only (A-12).
     correct_misspelt_words: bool = True
     #: R-RT-5: a text question that names a drug also searches the chemical collection.
     #: False routes it to text only (a structure question still goes to chemistry, R-RT-3).

@@ -7,10 +7,11 @@ make up for it: "psoraisis injection every 3 months" found HIV and eye injection
 psoriasis biologics.
 
 A word is read as another word only when all of these hold:
-- it has ``MIN_SPELLING_WORD`` letters or more, letters only;
+- it has ``MIN_SPELLING_WORD`` letters or more, letters only, and is no part of a
+  hyphenated word ("thrombo-embolism");
 - it is not a known word (English text and the stored leaflets use it; the typo
   look-up's list) and not inside a vocabulary match;
-- it is not written like an abbreviation;
+- it is not written in capitals inside a question that is not ("RECIST");
 - exactly one of the spelling words is closest to it, one edit away (a transposition
   counts as one), under the same first letter or one that sounds alike, as A-12 reads
   drug names (``pipeline.vocabulary_typos.TypoIndex``; A-12 allows two edits from ten
@@ -21,7 +22,8 @@ A word is read as another word only when all of these hold:
 The spelling words are the words that two or more stored products (leaflets and labels)
 use, with how many use them (``configs/vocabulary/spelling_words.tsv.gz``, written by
 ``scripts/build_vocabulary.py``; a count of 0 marks a word that is never a misspelling
-but no target either: English words that are drug names, "grapefruit", "lactose").
+but no target either: the English words of wordfreq zipf 1.3 or more and the ICD-10-CM
+words one edit from a target, "inulin", "varices", "ureteral").
 Between equally close words, the one more products use wins; a tie there reads nothing.
 A corrected word can only be one the stored texts hold, so the correction adds a term
 BM25 can meet.
@@ -37,7 +39,7 @@ from functools import lru_cache
 from pipeline.text import fold
 from pipeline.vocabulary import Vocabulary
 from pipeline.vocabulary_loader import shipped_known_words, shipped_spelling_words
-from pipeline.vocabulary_typos import TYPO_MAX_CHARS, TypoIndex, is_abbreviation_like
+from pipeline.vocabulary_typos import TYPO_MAX_CHARS, TypoIndex
 
 __all__ = [
     "MAX_SPELLING_EDITS",
@@ -53,7 +55,7 @@ MIN_SPELLING_WORD = 6
 #: Edits between a misspelt word and the word it is read as (OSA distance).
 MAX_SPELLING_EDITS = 1
 _PLURAL_ENDINGS = ("s", "es")
-_WORD_RE = re.compile(rf"(?<![^\W_])[^\W\d_]{{{MIN_SPELLING_WORD},}}(?![^\W_])")
+_WORD_RE = re.compile(rf"(?<![^\W_]|-)[^\W\d_]{{{MIN_SPELLING_WORD},}}(?![^\W_]|-)")
 
 
 @dataclass(frozen=True)
@@ -84,18 +86,14 @@ class WordSpeller:
         self._words = [word for word, count in words.items() if count > 0]
         self._counts = [words[word] for word in self._words]
         self._known = frozenset(known) | frozenset(words)
-        self._index = TypoIndex({word: i for i, word in enumerate(self._words)}, self._known)
+        # no short-word guard to feed: every word looked up has MIN_SPELLING_WORD letters
+        self._index = TypoIndex({word: i for i, word in enumerate(self._words)}, ())
 
     def correction(self, word: str) -> str | None:
-        """The spelling word ``word`` is read as, or None (a known or short word, an
-        abbreviation, no single closest word)."""
+        """The spelling word ``word`` is read as, or None (a known or short word, no single
+        closest word, or the word's own plural or singular)."""
         folded = fold(word)
-        if (
-            len(folded) < MIN_SPELLING_WORD
-            or not folded.isalpha()
-            or folded in self._known
-            or is_abbreviation_like(word)
-        ):
+        if len(folded) < MIN_SPELLING_WORD or not folded.isalpha() or folded in self._known:
             return None
         found = self._index.lookup(
             folded, prefer=self._counts.__getitem__, max_distance=MAX_SPELLING_EDITS
@@ -106,13 +104,17 @@ class WordSpeller:
 
     def corrections(self, text: str, vocabulary: Vocabulary) -> list[WordCorrection]:
         """The misspelt words of ``text`` outside ``vocabulary``'s matches, in order; none
-        in a text longer than ``TYPO_MAX_CHARS`` (a document, not a question)."""
+        in a text longer than ``TYPO_MAX_CHARS`` characters (a document, not a question).
+        A word in capitals is an abbreviation unless the whole text is in capitals."""
         if len(text) > TYPO_MAX_CHARS:
             return []
         spans = [(match.start, match.end) for match in vocabulary.find(text)]
+        shouted = text.isupper()
         found = []
         for word in _WORD_RE.finditer(text):
             if any(start < word.end() and word.start() < end for start, end in spans):
+                continue
+            if word.group(0).isupper() and not shouted:
                 continue
             fixed = self.correction(word.group(0))
             if fixed is not None:

@@ -129,7 +129,8 @@ class TypoIndex:
             if prefer is None:
                 return None
             top.sort(key=lambda item: prefer(item[2]), reverse=True)
-            if prefer(top[0][2]) == prefer(top[1][2]):
+            runner_up = next(item for item in top if item[2] != top[0][2])
+            if prefer(runner_up[2]) == prefer(top[0][2]):
                 return None
         return top[0][1], top[0][2]
 

@@ -55,7 +55,8 @@ members read from the leaflets' own sentences, ``scripts/drug_classes.py``); cla
 leaflets do not list members of are curated (``CURATED_CLASSES``: GLP-1 receptor
 agonists, statins, SSRIs, ...), and ``spelling_words.tsv.gz`` (the words of two or more
 stored leaflets or labels, five letters or more, not drug names, with how many products
-use each: what a misspelt word of a question is read as, A-19).
+use each: what a misspelt word of a question is read as, A-19; and with 0 the English and
+ICD-10-CM words one edit from them, which are no misspellings).
 
 Usage: ``python scripts/build_vocabulary.py [--data ../shared/data] [--out PATH]``.
 """
@@ -75,6 +76,8 @@ import yaml
 from wordfreq import top_n_list, zipf_frequency
 
 from pipeline.abbreviations import condition_abbreviations, defined_abbreviations
+from pipeline.ingest.read_drug_labels import split_local_representatives
+from pipeline.spelling import WordSpeller
 from pipeline.text import fold, match_key
 from pipeline.vocabulary import (
     CAPITALISED_WORDS,
@@ -857,22 +860,34 @@ def known_words(data: Path, rows: list[dict]) -> list[str]:
 #: The shortest spelling word (letters): a word one letter longer is the shortest read as
 #: a misspelling (``pipeline.spelling.MIN_SPELLING_WORD``).
 MIN_SPELLING_TARGET = 5
+#: English words at least this common (wordfreq zipf) are never misspellings (A-19):
+#: "inulin" (1.83), "varices" (1.79), "ureteral" (1.75) are words, not misspelt "insulin",
+#: "varies", "urethral". Every misspelling of the probe sets is rarer (the most common,
+#: "wieght", 1.23).
+NEVER_MISSPELT_ZIPF = 1.3
 
 
-def spelling_words(data: Path, rows: list[dict]) -> dict[str, int]:
+def spelling_words(
+    data: Path, rows: list[dict], stop_names: Collection[str] = ()
+) -> dict[str, int]:
     """The words a misspelt word of a question is read as (A-19), each with the number of
     stored products whose text uses it: words of ``MIN_SPELLING_TARGET`` letters or more
-    that two or more products (EMA leaflets, FDA labels) use, minus every drug name (a
-    misspelt drug is A-12's); and, with 0, English words that are drug names (never a
-    misspelling, never a target)."""
+    that two or more products (EMA leaflets without their lists of local representatives,
+    FDA labels) use, minus the drug names the vocabulary matches (a misspelt drug is
+    A-12's; ``stop_names`` are not matched, so "grapefruit" stays). Then, with 0 (never a
+    misspelling, never a target), the words a target would otherwise rewrite: English
+    words of zipf ``NEVER_MISSPELT_ZIPF`` or more and the words of the ICD-10-CM
+    descriptions."""
+    stops = {match_key(name) for name in stop_names}
     names = {
         match_key(n) for row in rows if row["t"] == "drug" for n in [row["c"], *row.get("a", ())]
-    }
+    } - stops
     products: dict[str, set[str]] = defaultdict(set)
     with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
         for line in handle:
             row = json.loads(line)
-            products[f"ema:{row['drug']}"].update(_WORD_RE.findall(fold(row["text"])))
+            prose, _contacts = split_local_representatives(row["text"])
+            products[f"ema:{row['drug']}"].update(_WORD_RE.findall(fold(prose)))
     with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
         for number, line in enumerate(handle):
             text = json.loads(line).get("indications") or ""
@@ -881,14 +896,20 @@ def spelling_words(data: Path, rows: list[dict]) -> dict[str, int]:
     for words in products.values():
         counts.update(w for w in words if len(w) >= MIN_SPELLING_TARGET and w.isalpha())
     targets = {w: n for w, n in counts.items() if n >= 2 and match_key(w) not in names}
-    # English words that are drug names ("grapefruit", "lactose") are no misspellings;
-    # the known words leave them out, for the drug typo look-up's sake
+    speller = WordSpeller(targets, ())
     english = (
         word
         for word in top_n_list("en", 200_000)
-        if len(word) >= MIN_SPELLING_TARGET and word.isalpha() and _zipf(word) >= KNOWN_WORD_ZIPF
+        if word.isalpha() and _zipf(word) >= NEVER_MISSPELT_ZIPF
     )
-    never = {fold(word): 0 for word in english if match_key(word) in names}
+    with open(data / "vocabulary" / "icd10cm.tsv", encoding="utf-8") as handle:
+        rows_icd = csv.DictReader(handle, delimiter="\t")
+        icd = {word for row in rows_icd for word in _WORD_RE.findall(row["description"])}
+    never = {
+        fold(word): 0
+        for word in [*english, *sorted(icd)]
+        if fold(word) not in targets and speller.correction(word) is not None
+    }
     return dict(sorted({**never, **targets}.items()))
 
 
@@ -1310,7 +1331,7 @@ def build(data: Path, out: Path) -> dict:
     known_out = out.with_name(KNOWN_WORDS_OUT.name)
     with open(known_out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
         zipped.write(("\n".join(words) + "\n").encode("utf-8"))
-    spelling = spelling_words(data, rows)
+    spelling = spelling_words(data, rows, header["stop_names"])
     spelling_out = out.with_name(SPELLING_WORDS_OUT.name)
     with open(spelling_out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
         zipped.write("".join(f"{w}\t{n}\n" for w, n in spelling.items()).encode("utf-8"))

@@ -419,20 +419,42 @@ def test_the_shipped_vocabulary_reads_both_drugs_of_an_fda_combination_name():
 def test_a19_spelling_words_are_words_of_two_products_but_no_drug_names(build, tmp_path):
     (tmp_path / "drug_labels").mkdir()
     leaflets = [
-        ("alpha", "Alpha treats psoriasis and eczema. Take lactose-free grapefruit juice."),
+        ("alpha", "Alpha treats psoriasis and eczema. Take grapefruit juice."),
         ("alpha", "Psoriasis again in another section of the same product."),
-        ("beta", "Beta treats psoriasis. Olaparib is not this medicine."),
+        ("beta", "Beta treats psoriasis. Olaparib is not this medicine. No grapefruit."),
     ]
     with open(tmp_path / "drug_labels" / "ema_leaflet_sections.jsonl", "w") as handle:
         for drug, text in leaflets:
             handle.write(json.dumps({"drug": drug, "section": "1. What", "text": text}) + "\n")
     with open(tmp_path / "drug_labels" / "fda_indications.jsonl", "w") as handle:
         handle.write(json.dumps({"indications": "for eczema and olaparib-sensitive cases"}) + "\n")
-    rows = [{"c": "olaparib", "t": "drug"}, {"c": "grapefruit", "t": "drug", "a": ["lactose"]}]
-    words = build.spelling_words(tmp_path, rows)
+    (tmp_path / "vocabulary").mkdir()
+    (tmp_path / "vocabulary" / "icd10cm.tsv").write_text(
+        "code\tdescription\nL40\tPsoriasin disorder\n"
+    )
+    rows = [{"c": "olaparib", "t": "drug"}, {"c": "grapefruit", "t": "drug"}]
+    words = build.spelling_words(tmp_path, rows, stop_names=["grapefruit"])
     assert words["psoriasis"] == 2  # two products (one of them twice)
     assert words["eczema"] == 2  # a leaflet and a label
     assert "treats" in words and "medicine" not in words  # one product only
-    assert "olaparib" not in words  # a drug name: A-12's
-    # English words that are drug names are never misspellings, and no target
-    assert words["grapefruit"] == 0 and words["lactose"] == 0
+    assert "olaparib" not in words  # a drug name the vocabulary matches: A-12's
+    assert words["grapefruit"] == 2  # a stop name: no match, so a word like any other
+    # words one edit from a target that are words themselves: never misspellings
+    assert words["psoriasin"] == 0  # ICD-10-CM
+    assert words.get("eczemas", 0) == 0  # not a misspelling either way
+
+
+def test_the_shipped_vocabulary_files_are_what_the_build_writes(build, tmp_path, monkeypatch):
+    """The four files under configs/vocabulary are the build script's output for
+    ../shared/data as the code stands: a matching rule that changes what the build reads
+    (A-17's modifier words changed which class sentences read) must ship a rebuilt file."""
+    data = ROOT.parent / "shared" / "data"
+    if not (data / "drug_labels" / "ema_leaflet_sections.jsonl").exists():
+        pytest.skip("../shared/data is not here")
+    shipped = SHIPPED_VOCABULARY.parent
+    monkeypatch.setattr(build, "CLASSES_OUT", tmp_path / "drug_classes.json")
+    build.build(data, tmp_path / SHIPPED_VOCABULARY.name)
+    names = [SHIPPED_VOCABULARY.name, "drug_classes.json", KNOWN_WORDS.name]
+    names.append("spelling_words.tsv.gz")
+    stale = [n for n in names if (tmp_path / n).read_bytes() != (shipped / n).read_bytes()]
+    assert stale == [], f"rebuild with python scripts/build_vocabulary.py: {stale}"

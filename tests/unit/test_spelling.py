@@ -69,9 +69,17 @@ def test_a19_words_that_are_not_read_as_another(speller, word):
     assert speller.correction(word) is None
 
 
-def test_a19_a_word_in_capitals_of_six_letters_or_more_is_still_read(speller):
+def test_a19_capitals_are_an_abbreviation_unless_the_whole_question_is_in_capitals(
+    speller, vocabulary
+):
     assert len("MIGRANE") >= MIN_SPELLING_WORD
-    assert speller.correction("MIGRANE") == "migraine"
+    assert speller.corrections("MIGRANE criteria in trials", vocabulary) == []
+    assert speller.corrected("MIGRANE PREVENTION", vocabulary)[0] == "migraine PREVENTION"
+
+
+def test_a19_a_part_of_a_hyphenated_word_is_left_as_written(speller, vocabulary):
+    assert speller.corrections("psoraisis-like rash", vocabulary) == []
+    assert speller.corrections("post-migrane", vocabulary) == []
 
 
 def test_a19_a_plural_or_singular_of_the_word_is_no_misspelling(speller):
@@ -83,6 +91,16 @@ def test_a19_a_plural_or_singular_of_the_word_is_no_misspelling(speller):
 def test_a19_a_tie_goes_to_the_word_more_products_use():
     speller = WordSpeller({"cancer": 300, "candel": 2}, set())
     assert speller.correction("cancel") == "cancer"
+
+
+def test_a19_a_tie_is_settled_between_entities_not_names():
+    from pipeline.vocabulary_typos import TypoIndex
+
+    # two names of the heaviest entity tie with one of a lighter entity
+    index = TypoIndex({"abcdex": 0, "abcdey": 0, "abcdez": 1})
+    assert index.lookup("abcdeq", prefer={0: 5, 1: 1}.__getitem__) == ("abcdex", 0)
+    assert index.lookup("abcdeq", prefer={0: 1, 1: 1}.__getitem__) is None
+    assert index.lookup("abcdeq") is None  # A-12's look-up: two entities equally close
 
 
 def test_a19_corrected_text_keeps_everything_else_and_lists_the_corrections(
@@ -115,6 +133,15 @@ def test_a19_names_are_the_vocabulary_s_and_long_texts_are_documents(speller, vo
         ("I'm lactose intolerant", "I'm lactose intolerant"),
         ("trastuzumab biosimilars", "trastuzumab biosimilars"),
         ("Waldenstrom macroglobulinaemia", "Waldenstrom macroglobulinaemia"),
+        # words of English text and of ICD-10-CM, though one edit from a stored word
+        ("inulin prebiotic", "inulin prebiotic"),
+        ("oesophageal varices banding", "oesophageal varices banding"),
+        ("ureteral stent discomfort", "ureteral stent discomfort"),
+        ("muscle relaxers for back pain", "muscle relaxers for back pain"),
+        ("RECIST criteria", "RECIST criteria"),
+        ("thrombo-embolism", "thrombo-embolism"),
+        # a stop name of the drug table is a word to read misspellings as
+        ("low potasium levels", "low potassium levels"),
     ],
 )
 def test_a19_the_shipped_speller_reads_questions(question, read_as):

@@ -21,6 +21,7 @@ from pipeline.intent import smiles_tokens
 from pipeline.ports import TextEncoder
 from pipeline.schema import NodeWithScore
 from pipeline.settings import PipelineSettings
+from pipeline.structure import standardize
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["EmbeddingService", "chemical_query_text", "is_smiles_role"]
@@ -33,12 +34,15 @@ _REQUEST_VECTORS: ContextVar[dict[tuple[str, str], asyncio.Future[np.ndarray]] |
 
 
 def chemical_query_text(query: str, vocabulary: Vocabulary) -> str:
-    """What a SMILES encoder embeds for ``query``: its SMILES tokens; else the SMILES of
-    the drugs it names (vocabulary, R-ING-5 data); else the query unchanged.
+    """What a SMILES encoder embeds for ``query``: its SMILES tokens; else the
+    standardised parent SMILES of the drugs it names (vocabulary, R-ING-5 data; A-3's
+    ``pipeline.structure.standardize``); else the query unchanged.
 
     A SMILES model cannot read English, so a chemical plan routed from a drug name
     (R-RT-5) searches with that drug's structure, as the source system did with its
-    ``name_aliases`` table.
+    ``name_aliases`` table. The parent, not the salt the vocabulary may list: lapatinib's
+    entry is the ditosylate, whose tosylate matched every stored tosylate salt
+    (Sorafenib Tosylate first for "SMILES of lapatinib").
     """
     found = smiles_tokens(query)
     if found:
@@ -47,7 +51,8 @@ def chemical_query_text(query: str, vocabulary: Vocabulary) -> str:
     for name in vocabulary.match_drug_entities(query):
         entity = vocabulary.get(name)
         if entity is not None and entity.smiles:
-            structures.append(entity.smiles)
+            parent = standardize(entity.smiles)
+            structures.append(parent.canonical_smiles if parent else entity.smiles)
     return ".".join(dict.fromkeys(structures)) if structures else query
 
 

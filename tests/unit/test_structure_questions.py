@@ -33,3 +33,19 @@ def test_a3_structure_with_filler_words_only(query):
 )
 def test_a3_a_structure_with_a_question_about_it_is_not_structure_only(query):
     assert not is_structure_only(query)
+
+
+def test_a_drug_named_for_the_chemical_leg_is_embedded_as_its_parent_structure():
+    # the vocabulary lists lapatinib as its ditosylate: its tosylate matched every stored
+    # tosylate salt in the dense SMILES leg ("SMILES of lapatinib": Sorafenib Tosylate)
+    from pipeline.embeddings import chemical_query_text
+    from pipeline.structure import standardize
+    from pipeline.vocabulary import default_vocabulary
+
+    vocabulary = default_vocabulary()
+    salt = vocabulary.get("lapatinib").smiles
+    assert "." in salt  # a salt in the vocabulary
+    text = chemical_query_text("SMILES of lapatinib", vocabulary)
+    assert "." not in text and text == standardize(salt).canonical_smiles
+    aspirin = "CC(=O)Oc1ccccc1C(=O)O"
+    assert chemical_query_text(f"is {aspirin} approved", vocabulary) == aspirin  # as typed

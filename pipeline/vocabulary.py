@@ -338,7 +338,8 @@ class Vocabulary:
         if self._typo_index is None:
             rare = rare_keys(self._rare_names, self._name_index, self._entities, match_key)
             targets = typo_targets(self._name_index, self._entities, self._known(), rare)
-            self._typo_index = TypoIndex(targets, [*self._name_index, *self._known()])
+            words = [*self._name_index, *self._known(), *self._stop_keys]
+            self._typo_index = TypoIndex(targets, words)
         return self._typo_index
 
     def match_entities(self, text: str, correct_typos: bool | None = None) -> list[Entity]:
@@ -382,11 +383,10 @@ class Vocabulary:
 
     @cached_property
     def fingerprint(self) -> str:
-        """What this vocabulary finds and its matching rules' version, hashed (the rare
-        names are left out: they change only queries, never a stored document's text)."""
+        """What this vocabulary finds and its matching rules' version, hashed (not the rare
+        names nor known words: they change only a question's typo readings)."""
         tables = (self._case_sensitive_names, self._guarded_names, sorted(set(self._stop_names)))
-        known = sorted(self._known())
-        return content_fingerprint(self._entities, *tables, known, MATCH_RULES_VERSION)
+        return content_fingerprint(self._entities, *tables, MATCH_RULES_VERSION)
 
     def describe(self) -> dict[str, Any]:
         """Counts per semantic type and the data sources."""

@@ -4,6 +4,9 @@ nothing is looked up by edit distance among drug names and brands (``osimertinb`
 (``EntityMatch.correction``).
 
 The edit distance allowed depends on word length (1 for 4-9 letters, 2 for 10 or more).
+A name two edits away is no reading when a known word or another vocabulary name is one
+edit away: "cholestrol" is cholesterol (a stop name, never a typo's reading), not
+cholesteryl.
 Never read as typos: words of the known-words list (``KNOWN_WORDS``), prescription
 shorthand (``nocte``), and short words (4-5 letters) written in capitals (an abbreviation:
 ``AICR`` is not a misspelt ``AICAR``) or that begin a longer name or word (``tamox``).
@@ -27,6 +30,7 @@ __all__ = [
     "PRESCRIPTION_SHORTHAND",
     "SHORT_TYPO_WORD",
     "SOUND_ALIKE_FIRSTS",
+    "TWO_EDIT_WORD",
     "TYPO_MAX_CHARS",
     "TypoIndex",
     "corrected_text",
@@ -39,8 +43,9 @@ __all__ = [
 #: Typo tolerance (A-6): the shortest word looked up (``SHORT_TYPO_WORD``), the shortest
 #: word read without the short-word guards (``MIN_TYPO_WORD``: capitals, prefixes), the
 #: shortest name a typo is read as (``MIN_TYPO_TARGET``), and the edit distance allowed by
-#: word length (1 for 4-9 letters, 2 for 10 or more).
+#: word length (1 for 4-9 letters, 2 for ``TWO_EDIT_WORD`` or more).
 SHORT_TYPO_WORD = 4
+TWO_EDIT_WORD = 10
 MIN_TYPO_WORD = 6
 MIN_TYPO_TARGET = 5
 _TYPO_WORD_RE = re.compile(r"(?<![^\W_])[^\W\d_]{4,}(?![^\W_])")
@@ -67,15 +72,13 @@ class TypoIndex:
     sounds alike, ``SOUND_ALIKE_FIRSTS``) whose length is within the allowed distance: a
     few hundred rapidfuzz comparisons. ``words`` (every vocabulary name and known word,
     folded) tell a short word that begins a longer one (``tamox``, ``gonad``, ``preop``:
-    shorthand, not a typo) from a misspelt name."""
+    shorthand, not a typo) from a misspelt name, and a word one edit from one of them from
+    a misspelt name two edits away."""
 
     def __init__(self, names: dict[str, int], words: Iterable[str] = ()) -> None:
-        self._buckets: dict[tuple[str, int], tuple[list[str], list[int]]] = {}
-        for name, index in names.items():
-            bucket = self._buckets.setdefault((name[0], len(name)), ([], []))
-            bucket[0].append(name)
-            bucket[1].append(index)
+        self._buckets = _buckets(names.items())
         self._words = sorted(set(words))
+        self._word_buckets: dict[tuple[str, int], tuple[list[str], list[int]]] | None = None
 
     def begins_longer_word(self, word: str) -> bool:
         """True when ``word`` (folded) is the start of a name or known word at least two
@@ -99,31 +102,20 @@ class TypoIndex:
         for ``word`` (case-folded), or None (none, two entities equally close, or a short
         word that begins a longer one). ``prefer`` (index -> weight) settles a tie for
         the one that weighs most (A-19: the word more products use); still None when the
-        heaviest two weigh the same. ``max_distance`` caps the distance allowed."""
-        from rapidfuzz import process
-        from rapidfuzz.distance import OSA
-
+        heaviest two weigh the same. ``max_distance`` caps the distance allowed. A name
+        two edits away is None when a word of ``words`` is one edit away."""
         if word in PRESCRIPTION_SHORTHAND or (
             len(word) < MIN_TYPO_WORD and self.begins_longer_word(word)
         ):
             return None
-        limit = 1 if len(word) < 10 else 2
+        limit = 1 if len(word) < TWO_EDIT_WORD else 2
         if max_distance is not None:
             limit = min(limit, max_distance)
-        best: list[tuple[int, str, int]] = []
-        firsts = (word[0], *SOUND_ALIKE_FIRSTS.get(word[0], ()))
-        for first in firsts:
-            for length in range(len(word) - limit, len(word) + limit + 1):
-                bucket = self._buckets.get((first, length))
-                if bucket is None:
-                    continue
-                for name, distance, position in process.extract(
-                    word, bucket[0], scorer=OSA.distance, score_cutoff=limit, limit=None
-                ):
-                    best.append((int(distance), name, bucket[1][position]))
+        best = sorted(_within(word, limit, self._buckets))
         if not best:
             return None
-        best.sort()
+        if best[0][0] > 1 and self._near_word(word):
+            return None
         top = [item for item in best if item[0] == best[0][0]]
         if len({index for _, _, index in top}) > 1:
             if prefer is None:
@@ -133,6 +125,44 @@ class TypoIndex:
             if prefer(runner_up[2]) == prefer(top[0][2]):
                 return None
         return top[0][1], top[0][2]
+
+    def _near_word(self, word: str) -> bool:
+        """True when a word of ``words`` is one edit from ``word``: "cholestrol" is a
+        misspelt cholesterol, a name no typo is read as, not cholesteryl two edits away."""
+        if self._word_buckets is None:
+            self._word_buckets = _buckets((w, 0) for w in self._words)
+        return any(True for _ in _within(word, 1, self._word_buckets))
+
+
+def _buckets(
+    items: Iterable[tuple[str, int]],
+) -> dict[tuple[str, int], tuple[list[str], list[int]]]:
+    """Names and their indexes by (first letter, length)."""
+    buckets: dict[tuple[str, int], tuple[list[str], list[int]]] = {}
+    for name, index in items:
+        bucket = buckets.setdefault((name[0], len(name)), ([], []))
+        bucket[0].append(name)
+        bucket[1].append(index)
+    return buckets
+
+
+def _within(
+    word: str, limit: int, buckets: Mapping[tuple[str, int], tuple[list[str], list[int]]]
+) -> Iterator[tuple[int, str, int]]:
+    """``(distance, name, index)`` of each name within OSA distance ``limit`` of ``word``,
+    under its first letter or one that sounds alike."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    for first in (word[0], *SOUND_ALIKE_FIRSTS.get(word[0], ())):
+        for length in range(len(word) - limit, len(word) + limit + 1):
+            bucket = buckets.get((first, length))
+            if bucket is None:
+                continue
+            for name, distance, position in process.extract(
+                word, bucket[0], scorer=OSA.distance, score_cutoff=limit, limit=None
+            ):
+                yield int(distance), name, bucket[1][position]
 
 
 def is_abbreviation_like(word: str) -> bool:

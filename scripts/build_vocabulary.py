@@ -48,15 +48,16 @@ are typed ``other``, plural class descriptors (``tumor necrosis factor inhibitor
 the table says (``amlodipine/valsartan``: Exforge), and a brand the table lists under
 another ``other`` row (``epoetin alfa``: Binocrit, Retacrit) is a drug row of its own.
 
-Also written: ``known_words.txt.gz`` (words of four letters or more that are not typos of
-drug names: English words with zipf >= 2.0 and the words of the stored leaflets, minus
-vocabulary names) for the typo look-up, and ``drug_classes.json`` (drug classes and their
-members read from the leaflets' own sentences, ``scripts/drug_classes.py``); classes the
-leaflets do not list members of are curated (``CURATED_CLASSES``: GLP-1 receptor
-agonists, statins, SSRIs, ...), and ``spelling_words.tsv.gz`` (the words of two or more
-stored leaflets or labels, five letters or more, not drug names, with how many products
-use each: what a misspelt word of a question is read as, A-19; and with 0 the English and
-ICD-10-CM words one edit from them, which are no misspellings).
+Also written: ``known_words.txt.gz`` (words of four letters or more that are not typos
+of drug names: English words with zipf >= 2.0, words of ten letters or more with zipf >=
+1.3, and the words of the stored leaflets, minus vocabulary names) for the typo look-up,
+and ``drug_classes.json`` (drug classes and their members read from the leaflets' own
+sentences, ``scripts/drug_classes.py``); classes the leaflets do not list members of are
+curated (``CURATED_CLASSES``: GLP-1 receptor agonists, statins, SSRIs, ...), and
+``spelling_words.tsv.gz`` (the words of two or more stored leaflets or labels, five
+letters or more, not drug names, with how many products use each: what a misspelt word
+of a question is read as, A-19; and with 0 the English and ICD-10-CM words one edit from
+them, which are no misspellings).
 
 Usage: ``python scripts/build_vocabulary.py [--data ../shared/data] [--out PATH]``.
 """
@@ -89,7 +90,7 @@ from pipeline.vocabulary import (
     name_filter_reason,
     strip_salt,
 )
-from pipeline.vocabulary_typos import MIN_TYPO_TARGET, SHORT_TYPO_WORD
+from pipeline.vocabulary_typos import MIN_TYPO_TARGET, SHORT_TYPO_WORD, TWO_EDIT_WORD
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -103,6 +104,11 @@ COMMON_ALIAS_ZIPF = 3.0
 COMMON_PHRASE_ZIPF = 4.8
 COMMON_CANONICAL_ZIPF = 3.0
 KNOWN_WORD_ZIPF = 2.0
+#: Words of ``TWO_EDIT_WORD`` letters or more (read as a drug two edits away) are known from
+#: this zipf: a long word English text uses is a word, not a misspelt drug ("piperidine"
+#: 1.61 is no piperidione, "fibrinolysis" no fibrinolysin, "trifluoromethyl" no
+#: trifluoroethyl); shorter ones of zipf 1.3-2.0 are often brand slips ("lantos", "stelar").
+KNOWN_LONG_WORD_ZIPF = 1.3
 
 #: One-word drug names whose drug sense is the common one: kept despite their frequency.
 DRUG_SENSE_WORDS = frozenset(
@@ -835,8 +841,9 @@ def mark_rare_names(data: Path, rows: list[dict], brands: set[str]) -> int:
 
 def known_words(data: Path, rows: list[dict]) -> list[str]:
     """Words of four letters or more that are not typos of drug names (the typo look-up
-    skips them): English words (zipf >= ``KNOWN_WORD_ZIPF``) and words of two or more
-    stored leaflets, minus every drug name."""
+    skips them): English words (zipf >= ``KNOWN_WORD_ZIPF``; ``KNOWN_LONG_WORD_ZIPF`` from
+    ``TWO_EDIT_WORD`` letters, less a drug name's plural) and words of two or more stored
+    leaflets, minus every drug name."""
     names = {
         match_key(n) for row in rows if row["t"] == "drug" for n in [row["c"], *row.get("a", ())]
     }
@@ -844,6 +851,14 @@ def known_words(data: Path, rows: list[dict]) -> list[str]:
         word
         for word in top_n_list("en", 200_000)
         if len(word) >= SHORT_TYPO_WORD and word.isalpha() and _zipf(word) >= KNOWN_WORD_ZIPF
+    }
+    words |= {
+        word
+        for word in top_n_list("en", 200_000)
+        if len(word) >= TWO_EDIT_WORD
+        and word.isalpha()
+        and _zipf(word) >= KNOWN_LONG_WORD_ZIPF
+        and not _plural_of(match_key(word), names)
     }
     leaflets: Counter[str] = Counter()
     with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
@@ -855,6 +870,11 @@ def known_words(data: Path, rows: list[dict]) -> list[str]:
             leaflets.update(product_words)
     words |= {word for word, count in leaflets.items() if count >= 2}
     return sorted(fold(word) for word in words if match_key(word) not in names)
+
+
+def _plural_of(key: str, names: Collection[str]) -> bool:
+    """True when ``key`` is a name of ``names`` with a plural ending ("methamphetamines")."""
+    return any(key.endswith(end) and key[: -len(end)] in names for end in ("s", "es"))
 
 
 #: The shortest spelling word (letters): a word one letter longer is the shortest read as

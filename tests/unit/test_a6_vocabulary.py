@@ -357,6 +357,41 @@ def test_a6_a_rare_name_is_no_target_only_for_the_entity_it_is_listed_under():
     assert rare.correct("zorbex")[0] == "zorbix"
 
 
+def test_a6_a_name_two_edits_away_yields_to_a_word_one_edit_away():
+    entities = [Entity("zorbatinibol", "drug"), Entity("cholesteryl", "drug")]
+    plain = Vocabulary(entities, known_words=())
+    assert plain.correct("zorbatinbal")[0] == "zorbatinibol"  # two edits, nothing nearer
+    assert plain.correct("cholestrol")[0] == "cholesteryl"
+    # a known word one edit away: a misspelt "zorbatinibal", not the drug
+    known = Vocabulary(entities, known_words=["zorbatinibal"])
+    assert known.correct("zorbatinbal") is None
+    # a stop name one edit away (cholesterol is one: never a typo's reading either)
+    stopped = Vocabulary([*entities, Entity("cholesterol", "drug")], stop_names=["cholesterol"])
+    assert stopped.correct("cholestrol") is None
+    # one edit from the drug stays read, whatever else is one edit away
+    near = Vocabulary(entities, known_words=["zorbatinibal"])
+    assert near.correct("zorbatinibo")[0] == "zorbatinibol"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["compounds with a piperidine ring", "fibrinolytic therapy", "a trifluoromethyl group",
+     "low cholestrol diet", "what is a saccharide"],
+)
+def test_a6_long_english_words_and_near_words_are_no_drugs(vocabulary, query):
+    # each was read as a drug two edits away: piperidione, fibrinolysin, trifluoroethyl,
+    # cholesteryl, saccharin
+    assert vocabulary.corrections(query) == []
+
+
+def test_a6_known_words_do_not_change_the_fingerprint():
+    entities = [Entity("zorbatinib", "drug", aliases=("zorbixol",))]
+    assert (
+        Vocabulary(entities, known_words=()).fingerprint
+        == Vocabulary(entities, known_words=["zorbixal", "zorbatinb"]).fingerprint
+    )
+
+
 def test_a6_rare_names_do_not_change_the_fingerprint():
     # documents are never typo-corrected, so what is stored does not depend on them
     entities = [Entity("zorbatinib", "drug", aliases=("zorbixol",))]

@@ -249,6 +249,9 @@ def test_a6_shipped_drug_classes_and_known_words():
         words = {line.strip() for line in handle}
     assert {"indications", "fibrillation", "neutropenia"} <= words
     assert "osimertinib" not in words and "imatinib" not in words
+    # long English words of zipf 1.3-2.0 are known; shorter ones and a drug's plural not
+    assert {"piperidine", "fibrinolysis", "trifluoromethyl"} <= words
+    assert "lantos" not in words and "methamphetamines" not in words
 
 
 def test_a6_fda_suffixed_biologics_merge_into_their_inn(build):

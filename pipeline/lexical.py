@@ -30,6 +30,7 @@ import snowballstemmer
 
 from pipeline.reversal import REVERSAL_WORDS, asks_for_reversal
 from pipeline.settings import LexicalSettings
+from pipeline.spelling_variants import default_spelling_variants
 from pipeline.text import GREEK_LETTERS, GREEK_NAMES, query_terms, tokens
 from pipeline.vocabulary import Vocabulary
 
@@ -179,7 +180,9 @@ def lexical_query_text(
 ) -> str:
     """The BM25 query text: the query plus its dictionary and synonym tokens, each once
     (R-REQ-6); a question that asks what reverses a drug also carries ``REVERSAL_WORDS``
-    (A-11, ``settings.reversal_words``). With a ``settings.word_form`` other than
+    (A-11, ``settings.reversal_words``), and each word spelled otherwise in the stored
+    texts carries that spelling too (A-20, ``settings.spelling_variants``: ``tumor`` ->
+    ``tumour``). With a ``settings.word_form`` other than
     ``as_written`` (A-8) its words are read in that form, as the indexed text's are, and
     each word whose form differs follows once as written: an index in that form holds no
     such word (so it adds nothing there), and a store written before the setting changed
@@ -188,6 +191,8 @@ def lexical_query_text(
     extra = _dictionary_tokens(query, vocabulary, settings.synonyms)
     if settings.reversal_words and asks_for_reversal(query):  # A-11
         extra = list(dict.fromkeys([*extra, *REVERSAL_WORDS]))
+    if settings.spelling_variants:  # A-20
+        extra = list(dict.fromkeys([*extra, *default_spelling_variants().terms(query)]))
     text = " ".join([query, *extra]) if extra else query
     form = settings.word_form
     if form == "as_written":

@@ -224,6 +224,10 @@ class LexicalSettings(_Frozen):
     #: looks for "antidote", "reversal" and "reverse" (``pipeline.reversal``); ``false``:
     #: the query's own words only (the seed).
     reversal_words: bool = True
+    #: A-20: each word of a question also asks for its other spelling (British or
+    #: American) where the stored texts use it ("diarrhea" -> "diarrhoea";
+    #: ``pipeline.spelling_variants``); ``false``: the spelling typed only (the seed).
+    spelling_variants: bool = True
 
 
 class RrfSettings(_Frozen):

@@ -321,6 +321,21 @@ async def test_a8_word_forms_let_another_form_of_a_word_match(
     assert [hit.node_id for hit in hits] == expected
 
 
+async def test_a20_an_american_spelling_finds_the_british_one(
+    milvus_store: MilvusVectorStore,
+) -> None:
+    name = _name("spelling")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
+    texts = ["Very common: diarrhoea, nausea.", "Store below 25 degrees in the original pack."]
+    nodes = [_node(i, text=text) for i, text in enumerate(texts)]
+    lexical = [lexical_document_text(text, "", None, LexicalSettings()) for text in texts]
+    await milvus_store.upsert(name, nodes, _unit(2, seed=17), lexical_texts=lexical)
+    for on, expected in ((True, ["n0"]), (False, [])):
+        query = lexical_query_text("diarrhea", None, LexicalSettings(spelling_variants=on))
+        hits = await milvus_store.search_lexical(name, query, top_k=5)
+        assert [hit.node_id for hit in hits] == expected
+
+
 async def test_lexical_search_empty_cases(milvus_store: MilvusVectorStore) -> None:
     dense_only = await _filled(milvus_store, rows=5, hybrid=False)
     hybrid = await _filled(milvus_store, rows=5, hybrid=True)

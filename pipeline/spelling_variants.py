@@ -6,19 +6,25 @@ the form a question uses, so a question in the other spelling met neither the le
 word nor its section: "tumor" missed "tumour", "hemophilia" "haemophilia".
 
 Each word of a question (five letters or more) is read under the spelling rules below,
-from British to American, and so is each word of the stored texts; a stored word that
-reads the same as the question's word, and is not that word, is added to the BM25 query
-(``pipeline.lexical.lexical_query_text``; ``lexical.spelling_variants``). Only words the
-stored texts use are added, so a rule that makes no stored word adds nothing.
+from British to American, and so is each shipped spelling word (the words of two or more
+of the drug KB's leaflets and labels, not drug names: ``configs/vocabulary/
+spelling_words.tsv.gz``); a spelling word that reads the same as the question's word, and
+is not that word, is added to the BM25 query (``pipeline.lexical.lexical_query_text``;
+``lexical.spelling_variants``). A rule that makes no spelling word adds nothing; a
+knowledge base of other texts gets the drug KB's words only.
 
-The rules, each in the places where the two spellings are the same word:
-- ``ae`` between consonants (haem, paed; not "aerosol"), ``oe`` between consonants or
-  at a word's start (oedema, oesophagus, foetus), neither before a final ``s``
-  ("shoes"), and ``oea`` at a word's end (diarrhoea, dyspnoea);
-- ``our`` at a stem's end (colour, tumour, behavioural);
-- ``tre`` at a word's end (litre, centre, fibre);
+The rules, each only where the two spellings are the same word:
+- ``ae`` between consonants (haem, paed, -aemia; not "aerosol", "bullae") and in
+  ``phaeo``;
+- ``oe`` at the start of the Greek stems oedem-, oesoph-, oestr- (at a word's start,
+  after a consonant or a combining ``o``: "lymphoedema", "angiooedema"), in foet-,
+  coel-, amoeb-, manoeuv-, and after ``rrh`` and ``pn`` (diarrhoea, dyspnoea,
+  seborrhoeic); not "shoes", "poets", "thromboembolism";
+- ``our`` at a stem's end (colour, tumour, behavioural; not "four", "course");
+- ``tre`` and ``bre`` at a word's end (litre, centre, fibre);
 - ``-ise``, ``-isation`` and ``-yse`` endings (hospitalised, analyse);
-- ``sulph`` (sulphate), ``-ogue`` (analogue), ``gramme``;
+- ``sulph`` (sulphate), ``leuc`` (leucopenia), ``-otrophin`` (gonadotrophin), ``-ogue``
+  (analogue), ``gramme``, ``aluminium``;
 - a doubled ``l`` before ``-ed``, ``-ing``, ``-er`` in the verbs that double it
   (labelled, travelling, counselling).
 """
@@ -48,13 +54,18 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), replacement)
     for pattern, replacement in (
         (rf"(?<={_C})ae(?={_C})(?!s$)", "e"),
-        (rf"(?:(?<={_C})|^)oe(?={_C})(?!s$)", "e"),
-        (r"(?<=rrh|.pn)oea(?=s?$)", "ea"),
+        (r"phaeo", "pheo"),
+        (rf"(?:^|(?<={_C})|(?<=o))(?<!gastr)oe(?=dem|soph|str)", "e"),
+        (r"(?<=f)oe(?=t)|(?<=c)oe(?=l)|(?<=am)oe(?=b)|(?<=man)oe(?=uv)", "e"),
+        (r"(?<=rrh|.pn)oe", "e"),
         (rf"(?<=\w\w)our(?=(?:{_OUR_ENDINGS})?$)", "or"),
         (r"(?<=\w\w)([tb])re(?=s?$)", r"\1er"),
         (r"(?<=\w{3})is(?=(?:e|es|ed|ing|er|ers|ation|ations)$)", "iz"),
         (r"(?<=\w{2})ys(?=(?:e|es|ed|ing|er|ers)$)", "yz"),
         (r"sulph", "sulf"),
+        (r"leuc(?=o)", "leuk"),
+        (r"(?<=o)trophin", "tropin"),
+        (r"aluminium", "aluminum"),
         (r"(?<=\w{3})ogue(?=s?$)", "og"),
         (r"gramme", "gram"),
         (rf"({'|'.join(_DOUBLED_L_STEMS)})l(?=(?:ed|ing|er|ers)$)", r"\1"),

@@ -72,6 +72,7 @@ from pipeline.vocabulary_typos import (
     corrected_text,
     is_abbreviation_like,
     rare_keys,
+    typo_index,
     typo_matches,
     typo_targets,
 )
@@ -338,8 +339,7 @@ class Vocabulary:
         if self._typo_index is None:
             rare = rare_keys(self._rare_names, self._name_index, self._entities, match_key)
             targets = typo_targets(self._name_index, self._entities, self._known(), rare)
-            words = [*self._name_index, *self._known(), *self._stop_keys]
-            self._typo_index = TypoIndex(targets, words)
+            self._typo_index = typo_index(targets, self._name_index, self._known(), self._stop_keys)
         return self._typo_index
 
     def match_entities(self, text: str, correct_typos: bool | None = None) -> list[Entity]:

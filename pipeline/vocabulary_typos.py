@@ -4,9 +4,9 @@ nothing is looked up by edit distance among drug names and brands (``osimertinb`
 (``EntityMatch.correction``).
 
 The edit distance allowed depends on word length (1 for 4-9 letters, 2 for 10 or more).
-A name two edits away is no reading when a known word or another vocabulary name is one
-edit away: "cholestrol" is cholesterol (a stop name, never a typo's reading), not
-cholesteryl.
+A name two edits away is no reading when a stop name, a name of another entity, or a
+known word that is no misspelling of that name is one edit away: "cholestrol" is
+cholesterol (a stop name, never a typo's reading), not cholesteryl.
 Never read as typos: words of the known-words list (``KNOWN_WORDS``), prescription
 shorthand (``nocte``), and short words (4-5 letters) written in capitals (an abbreviation:
 ``AICR`` is not a misspelt ``AICAR``) or that begin a longer name or word (``tamox``).
@@ -25,17 +25,20 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from pipeline.vocabulary_entities import Entity, EntityMatch
 
 __all__ = [
+    "KNOWN_WORD",
     "MIN_TYPO_TARGET",
     "MIN_TYPO_WORD",
     "PRESCRIPTION_SHORTHAND",
     "SHORT_TYPO_WORD",
     "SOUND_ALIKE_FIRSTS",
+    "STOP_WORD",
     "TWO_EDIT_WORD",
     "TYPO_MAX_CHARS",
     "TypoIndex",
     "corrected_text",
     "is_abbreviation_like",
     "rare_keys",
+    "typo_index",
     "typo_matches",
     "typo_targets",
 ]
@@ -64,21 +67,32 @@ SOUND_ALIKE_FIRSTS: dict[str, tuple[str, ...]] = {
 PRESCRIPTION_SHORTHAND = frozenset({"nocte", "mane", "vesp", "mitte", "stat"})
 #: Texts longer than this are documents, not queries: no typo look-up unless asked.
 TYPO_MAX_CHARS = 300
+#: ``TypoIndex`` ``nearer`` marks of a word that is no vocabulary name.
+KNOWN_WORD = -1
+STOP_WORD = -2
 
 
 class TypoIndex:
     """Drug names and brands by (first letter, length), for the edit-distance look-up
     (A-6). A look-up compares a word only with names of its first letter (or one that
     sounds alike, ``SOUND_ALIKE_FIRSTS``) whose length is within the allowed distance: a
-    few hundred rapidfuzz comparisons. ``words`` (every vocabulary name and known word,
-    folded) tell a short word that begins a longer one (``tamox``, ``gonad``, ``preop``:
-    shorthand, not a typo) from a misspelt name, and a word one edit from one of them from
-    a misspelt name two edits away."""
+    few hundred rapidfuzz comparisons. ``words`` (every vocabulary name, known word and
+    stop name, folded) tell a short word that begins a longer one (``tamox``, ``gonad``,
+    ``preop``: shorthand, not a typo) from a misspelt name. ``nearer`` (folded word ->
+    entity index of the name it is, ``KNOWN_WORD`` for a known word, ``STOP_WORD`` for a
+    stop name) tell a misspelt word from a misspelt name two edits away: "cholestrol" is
+    a misspelt cholesterol (a stop name), not cholesteryl."""
 
-    def __init__(self, names: dict[str, int], words: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        names: dict[str, int],
+        words: Iterable[str] = (),
+        nearer: Mapping[str, int] | None = None,
+    ) -> None:
         self._buckets = _buckets(names.items())
         self._words = sorted(set(words))
-        self._word_buckets: dict[tuple[str, int], tuple[list[str], list[int]]] | None = None
+        self._nearer = nearer or {}
+        self._nearer_buckets: dict[tuple[str, int], tuple[list[str], list[int]]] | None = None
 
     def begins_longer_word(self, word: str) -> bool:
         """True when ``word`` (folded) is the start of a name or known word at least two
@@ -114,8 +128,6 @@ class TypoIndex:
         best = sorted(_within(word, limit, self._buckets))
         if not best:
             return None
-        if best[0][0] > 1 and self._near_word(word):
-            return None
         top = [item for item in best if item[0] == best[0][0]]
         if len({index for _, _, index in top}) > 1:
             if prefer is None:
@@ -124,14 +136,27 @@ class TypoIndex:
             runner_up = next(item for item in top if item[2] != top[0][2])
             if prefer(runner_up[2]) == prefer(top[0][2]):
                 return None
-        return top[0][1], top[0][2]
+        distance, name, index = top[0]
+        if distance > 1 and self._nearer_than(word, name, index):
+            return None
+        return name, index
 
-    def _near_word(self, word: str) -> bool:
-        """True when a word of ``words`` is one edit from ``word``: "cholestrol" is a
-        misspelt cholesterol, a name no typo is read as, not cholesteryl two edits away."""
-        if self._word_buckets is None:
-            self._word_buckets = _buckets((w, 0) for w in self._words)
-        return any(True for _ in _within(word, 1, self._word_buckets))
+    def _nearer_than(self, word: str, name: str, index: int) -> bool:
+        """True when a word of ``nearer`` one edit from ``word`` makes ``name`` (two edits
+        away, of entity ``index``) a doubtful reading: a stop name, a name of another
+        entity, or a known word that is not itself a misspelling of ``name`` (leaflets
+        print "doxycyline", which must not stop "doxicyline" being read as doxycycline)."""
+        from rapidfuzz.distance import OSA
+
+        if self._nearer_buckets is None:
+            self._nearer_buckets = _buckets(self._nearer.items())
+        for _, near, owner in _within(word, 1, self._nearer_buckets):
+            if owner == index:
+                continue  # another name of the same drug ("voriconazol")
+            if owner == KNOWN_WORD and OSA.distance(near, name) <= 1:
+                continue
+            return True
+        return False
 
 
 def _buckets(
@@ -194,6 +219,22 @@ def typo_targets(
         ):
             targets.setdefault(key, index)
     return targets
+
+
+def typo_index(
+    targets: Mapping[str, int],
+    name_index: Mapping[str, int],
+    known: Collection[str],
+    stop_keys: Collection[str],
+) -> TypoIndex:
+    """The look-up of ``targets`` (``typo_targets``) with every name (``name_index``:
+    match key -> entity index), known word and stop name as the words it checks against."""
+    nearer = {
+        **dict.fromkeys(known, KNOWN_WORD),
+        **dict.fromkeys(stop_keys, STOP_WORD),
+        **name_index,
+    }
+    return TypoIndex(dict(targets), nearer, nearer)
 
 
 def rare_keys(

@@ -842,8 +842,8 @@ def mark_rare_names(data: Path, rows: list[dict], brands: set[str]) -> int:
 def known_words(data: Path, rows: list[dict]) -> list[str]:
     """Words of four letters or more that are not typos of drug names (the typo look-up
     skips them): English words (zipf >= ``KNOWN_WORD_ZIPF``; ``KNOWN_LONG_WORD_ZIPF`` from
-    ``TWO_EDIT_WORD`` letters, less a drug name's plural) and words of two or more stored
-    leaflets, minus every drug name."""
+    ``TWO_EDIT_WORD`` letters, less a drug name's plural or singular) and words of two or
+    more stored leaflets, minus every drug name."""
     names = {
         match_key(n) for row in rows if row["t"] == "drug" for n in [row["c"], *row.get("a", ())]
     }
@@ -873,8 +873,12 @@ def known_words(data: Path, rows: list[dict]) -> list[str]:
 
 
 def _plural_of(key: str, names: Collection[str]) -> bool:
-    """True when ``key`` is a name of ``names`` with a plural ending ("methamphetamines")."""
-    return any(key.endswith(end) and key[: -len(end)] in names for end in ("s", "es"))
+    """True when ``key`` is a name of ``names`` with a plural ending ("methamphetamines")
+    or a name's singular ("isoflavone" of the name "isoflavones")."""
+    return any(
+        (key.endswith(end) and key[: -len(end)] in names) or key + end in names
+        for end in ("s", "es")
+    )
 
 
 #: The shortest spelling word (letters): a word one letter longer is the shortest read as

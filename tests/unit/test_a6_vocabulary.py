@@ -362,9 +362,20 @@ def test_a6_a_name_two_edits_away_yields_to_a_word_one_edit_away():
     plain = Vocabulary(entities, known_words=())
     assert plain.correct("zorbatinbal")[0] == "zorbatinibol"  # two edits, nothing nearer
     assert plain.correct("cholestrol")[0] == "cholesteryl"
-    # a known word one edit away: a misspelt "zorbatinibal", not the drug
-    known = Vocabulary(entities, known_words=["zorbatinibal"])
+    # a known word one edit away: a misspelt "zorbatinbak", not the drug
+    known = Vocabulary(entities, known_words=["zorbatinbak"])
     assert known.correct("zorbatinbal") is None
+    # a name of another entity one edit away
+    gene = Vocabulary([*entities, Entity("zorbatinbak", "gene")], known_words=())
+    assert gene.correct("zorbatinbal") is None
+    # but not a name of the same drug ("voriconazol" of voriconazole: a rare name, never
+    # a reading itself), nor a known word that is a misspelling of the name (leaflets
+    # print "doxycyline")
+    alias = [Entity("zorbatinibol", "drug", aliases=("zorbatinibl",))]
+    rare = Vocabulary(alias, known_words=(), rare_names={"zorbatinibol": ["zorbatinibl"]})
+    assert rare.correct("zorbatinbl")[0] == "zorbatinibol"
+    misprint = Vocabulary(entities, known_words=["zorbatinibl"])
+    assert misprint.correct("zorbatinbl")[0] == "zorbatinibol"
     # a stop name one edit away (cholesterol is one: never a typo's reading either)
     stopped = Vocabulary([*entities, Entity("cholesterol", "drug")], stop_names=["cholesterol"])
     assert stopped.correct("cholestrol") is None
@@ -382,6 +393,17 @@ def test_a6_long_english_words_and_near_words_are_no_drugs(vocabulary, query):
     # each was read as a drug two edits away: piperidione, fibrinolysin, trifluoroethyl,
     # cholesteryl, saccharin
     assert vocabulary.corrections(query) == []
+
+
+@pytest.mark.parametrize(
+    ("word", "drug"),
+    [("voryconazol", "voriconazole"), ("collchicin", "colchicine"),
+     ("doxicyline", "doxycycline"), ("buproprian", "bupropion"),
+     ("carbamazapin", "carbamazepine"), ("capecitbin", "capecitabine")],
+)
+def test_a6_two_edit_typos_near_the_drugs_own_names_are_still_read(vocabulary, word, drug):
+    # one edit from a rare name of the same drug, or from a misprint leaflets use
+    assert vocabulary.correct(word)[1].canonical == drug
 
 
 def test_a6_known_words_do_not_change_the_fingerprint():

@@ -252,6 +252,7 @@ def test_a6_shipped_drug_classes_and_known_words():
     # long English words of zipf 1.3-2.0 are known; shorter ones and a drug's plural not
     assert {"piperidine", "fibrinolysis", "trifluoromethyl"} <= words
     assert "lantos" not in words and "methamphetamines" not in words
+    assert "isoflavone" not in words  # the singular of the name "isoflavones"
 
 
 def test_a6_fda_suffixed_biologics_merge_into_their_inn(build):

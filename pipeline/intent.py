@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipeline.schema import QueryRetrievalIntent, Workflow
+from pipeline.section_symptoms import names_a_side_effect
 from pipeline.section_vocabulary import query_section_cues
 from pipeline.structure import is_structure_token, structure_tokens
 from pipeline.vocabulary import Vocabulary, default_vocabulary
@@ -48,7 +49,7 @@ def smiles_tokens(query: str) -> list[str]:
 
 
 def section_cues_for(
-    query: str, extended: bool = False, names_medicine: bool = True
+    query: str, extended: bool = False, names_medicine: bool = True, names_drug: bool = False
 ) -> tuple[str, ...]:
     """Section cues named by the query, de-duplicated, first-appearance order.
 
@@ -56,11 +57,16 @@ def section_cues_for(
     ``pipeline.section_vocabulary.SECTION_TABLE``, lay phrasing included ("side effects",
     "what is X used for", "how to store", "can I drive", "if I miss a dose", "what is in
     X"), named by the canonical section values ingest stores; with ``names_medicine``
-    also A-18's lay words ("does X cause", "grapefruit", "can I crush"). Without
-    ``extended``, R-INT-6 as the seed wrote it (``warnings``, ``dosage``,
-    ``indications_and_usage``).
+    also A-18's lay words ("does X cause", "grapefruit", "can I crush"); with
+    ``names_drug`` (a drug or brand, not a class only) and no other cue, a symptom cues
+    ``adverse_reactions`` (A-21, ``pipeline.section_symptoms``: "Tagrisso rash", "vivid
+    dreams on Valdoxan"). Without ``extended``, R-INT-6 as the seed wrote it
+    (``warnings``, ``dosage``, ``indications_and_usage``).
     """
-    return query_section_cues(query, seed=not extended, names_medicine=names_medicine)
+    cues = query_section_cues(query, seed=not extended, names_medicine=names_medicine)
+    if extended and names_drug and not cues and names_a_side_effect(query):
+        return ("adverse_reactions",)
+    return cues
 
 
 @dataclass(frozen=True)
@@ -133,7 +139,7 @@ def detect_retrieval_intent(
     signals = _Signals(
         query=query,
         drugs=drugs,
-        cues=section_cues_for(query, extended_section_cues, names_medicine),
+        cues=section_cues_for(query, extended_section_cues, names_medicine, bool(drugs)),
     )
     corrections = tuple(vocabulary.corrections(query))
     for rule in INTENT_RULES:

@@ -2,6 +2,10 @@
 canonical section values ingest stores; R-INT-6's cues stay a subset; ingest headings
 use the same table (R-ING-2)."""
 
+import importlib.util
+import json
+from pathlib import Path
+
 import pytest
 
 from pipeline.ingest.sections import canonical_section
@@ -93,10 +97,8 @@ def test_a5_lay_phrasing_cues_the_stored_section(query, cue):
         "imatinib mesylate tablets",
         "how many patients responded to osimertinib",
         "how is the disease diagnosed",
-        "contact your doctor if you get a rash on Tagrisso",
-        # not the food and tests cues: a symptom after eating, section 2's "with food and
-        # drink", a device
-        "I get diarrhoea after eating on Orlistat",
+        # not the food and tests cues: section 2's "with food and drink", a device (a
+        # symptom after eating on a drug is A-21's side-effect cue, below)
         "Kisqali with food and drink",
         "continuous glucose monitor with insulin pump",
         "how to test whether the pen works",
@@ -278,15 +280,16 @@ def test_an_interactions_sub_heading_inside_section_2_answers_the_interactions_c
     assert section_match_score(driving, cues) == 0.0
 
 
-def test_a18_the_count_script_counts_leaflet_sections_by_number(tmp_path):
-    import importlib.util
-    import json
-    from pathlib import Path
-
+def _count_script():
     path = Path(__file__).resolve().parents[2] / "scripts" / "section_cue_counts.py"
     spec = importlib.util.spec_from_file_location("section_cue_counts", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_a18_the_count_script_counts_leaflet_sections_by_number(tmp_path):
+    module = _count_script()
     (tmp_path / "drug_labels").mkdir()
     rows = [
         ("3. How to take X", "Do not crush or chew the tablets."),
@@ -301,3 +304,66 @@ def test_a18_the_count_script_counts_leaflet_sections_by_number(tmp_path):
     assert counts["grapefruits?"] == {"2": 1, "3": 1}
     crush = next(c for cue, c in counts.items() if cue.startswith("(?:chew|crush)(?:ed)? or"))
     assert crush == {"3": 1}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Tagrisso rash",
+        "vivid dreams on Valdoxan",
+        "breaking out in spots on Rinvoq",
+        "tickly dry cough after starting Entresto",
+        "room spinning a few days after my Emgality injection",
+        "mum is irritable and restless since the donepezil",
+        "Ozempic constipation and bloating",
+        # no cue before A-21 (A-5's food and tests words do not cue them)
+        "contact your doctor if you get a rash on Tagrisso",
+        "I get diarrhoea after eating on Orlistat",
+    ],
+)
+def test_a21_a_drug_and_a_symptom_cue_the_side_effects(query):
+    assert detect_retrieval_intent(query).section_cues == ("adverse_reactions",)
+
+
+@pytest.mark.parametrize(
+    ("query", "cues"),
+    [
+        # the symptom is what the medicine is asked for
+        ("Veoza for hot flushes", ()),
+        ("is Veoza for my hot flushes", ()),
+        ("something to help with the itching on Dupixent", ()),
+        ("can Xyzal stop the sneezing", ()),
+        # another cue wins; no medicine, or a class only: no leaflet of one drug
+        ("how to store Humira when it is hot", ("storage",)),
+        ("rash on my arm after gardening", ()),
+        ("dopamine agonist for restless legs, I cant sleep", ()),
+        # what to do about it: sections 2 and 3
+        ("watery diarrhoea for a week on Constella, should I carry on", ()),
+        ("Verzenios: what should the patient do at the first sign of diarrhoea?", ()),
+    ],
+)
+def test_a21_no_side_effect_cue_for_what_a_medicine_treats(query, cues):
+    assert detect_retrieval_intent(query).section_cues == cues
+
+
+def test_a21_seed_cues_have_no_symptom_cue():
+    assert section_cues_for("Tagrisso rash", extended=False, names_drug=True) == ()
+    assert section_cues_for("Tagrisso rash", extended=True, names_drug=True) == (
+        "adverse_reactions",
+    )
+    assert section_cues_for("Tagrisso rash", extended=True, names_drug=False) == ()
+
+
+def test_a21_each_symptom_word_is_a_section_4_word_of_the_leaflets():
+    module = _count_script()
+    data = Path(__file__).resolve().parents[3] / "shared" / "data"
+    if not (data / "drug_labels" / "ema_leaflet_sections.jsonl").exists():
+        pytest.skip("../shared/data is not here")
+    counts = module.side_effect_word_counts(module.section_texts(data))
+    weak = {
+        word: dict(by_section)
+        for word, by_section in counts.items()
+        if by_section["4"] < module.MIN_SECTION4_LEAFLETS
+        or by_section["4"] < module.MIN_SECTION4_SHARE * sum(by_section.values())
+    }
+    assert weak == {}

@@ -1,0 +1,83 @@
+"""A question that names a medicine and a symptom asks about its side effects (A-21):
+"tickly dry cough after starting Entresto", "vivid dreams on Valdoxan", "Tagrisso rash".
+
+A-18's lay cues read the question's form ("does X cause", "since starting"); most
+patients just name the symptom and the medicine. ``SIDE_EFFECT_WORDS`` are the symptom
+words of the EMA leaflets' section 4 ("Possible side effects"): each is the lemma of a
+word that at least 20 stored leaflets use in section 4, in at least 60 % of all the
+leaflet sections that use it (``python scripts/section_cue_counts.py --side-effect-words``
+prints the counts), less the template's own words ("uncommon", "people", "reporting"),
+laboratory terms, body parts and the conditions medicines are given for ("eczema",
+"acne", "pneumonia"), which a question names as often for what a medicine treats.
+
+The cue holds only when no other section is cued, the question names a drug or brand,
+no symptom word is what the question asks a medicine for ("Veoza for hot flushes", "to
+treat the itching", "something to help with sleep"), and the question does not ask what
+to do ("should I carry on", "what if I get a rash", "can I buy a mouthwash"): that advice
+is in sections 2 and 3.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import simplemma
+
+__all__ = ["SIDE_EFFECT_WORDS", "names_a_side_effect"]
+
+#: Lemmas (simplemma, English) of the leaflets' section-4 symptom words.
+SIDE_EFFECT_WORDS: frozenset[str] = frozenset(
+    {
+        "flatulence", "wind", "hiccup", "belch", "bloat", "heartburn", "indigestion",
+        "dyspepsia", "constipation", "diarrhoea", "nausea", "sick", "vomit", "upset", "tummy",
+        "cough", "itch", "itchy", "itchiness", "pruritus", "rash", "hive", "urticaria",
+        "redness", "redden", "flush", "hot", "sweat", "peel", "flake", "scaly", "spot",
+        "bruise", "nosebleed", "epistaxis", "dry", "dryness", "swell", "sore", "soreness",
+        "hair", "alopecia", "nail", "dream", "nightmare", "insomnia", "sleeplessness", "sleep",
+        "asleep", "somnolence", "dizziness", "vertigo", "spin", "lightheadedness", "faint",
+        "tiredness", "fatigue", "asthenia", "lethargy", "weakness", "malaise", "unwell",
+        "headache", "ache", "cramp", "tingle", "prickle", "numbness", "numb", "twitch",
+        "tremor", "tremble", "shiver", "chill", "tinnitus", "hoarseness", "taste", "appetite",
+        "gain", "thirst", "thirsty", "hunger", "hungry", "mood", "irritability", "irritable",
+        "aggression", "anxious", "nervousness", "restless", "restlessness", "confusion",
+        "hallucination", "palpitation", "runny", "stuffy", "sneeze",
+    }
+)
+_WORD_RE = re.compile(r"[^\W\d_]+")
+#: Words that make the symptom after them what a medicine is for, skipping up to three
+#: words between ("for my hot flushes", "to help with the itching").
+_ASKED_FOR = frozenset(
+    {"for", "treat", "treats", "treating", "treatment", "against", "prevent", "prevents",
+     "preventing", "relieve", "relieves", "relief", "help", "helps", "ease", "eases",
+     "stop", "stops", "cure", "cures", "control", "manage"}
+)  # fmt: skip
+
+
+#: A question that asks what to do about a symptom, not whether it is a side effect.
+_ASKS_WHAT_TO_DO = re.compile(
+    r"\b(?:should (?:i|we|he|she|they|the patient)|what should|what if|can i|do i|"
+    r"when does|when do|how (?:long|often|much|many)|is it safe)\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=1 << 14)
+def _lemma(word: str) -> str:
+    return simplemma.lemmatize(word, lang="en")
+
+
+def names_a_side_effect(query: str) -> bool:
+    """True when ``query`` names a symptom of ``SIDE_EFFECT_WORDS`` (as any inflection)
+    that is not what it asks a medicine for, and does not ask what to do (A-21); the
+    caller checks that it names a
+    medicine."""
+    if _ASKS_WHAT_TO_DO.search(query):
+        return False
+    words = [word.lower() for word in _WORD_RE.findall(query)]
+    for position, word in enumerate(words):
+        if word in SIDE_EFFECT_WORDS or _lemma(word) in SIDE_EFFECT_WORDS:
+            before = words[max(0, position - 4) : position]
+            if not _ASKED_FOR.intersection(before):
+                return True
+    return False

@@ -7,7 +7,7 @@ that matches wins.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pipeline.schema import QueryRetrievalIntent, Workflow
@@ -15,6 +15,7 @@ from pipeline.section_symptoms import names_a_side_effect
 from pipeline.section_vocabulary import query_section_cues
 from pipeline.structure import is_structure_token, structure_tokens
 from pipeline.vocabulary import Vocabulary, default_vocabulary
+from pipeline.vocabulary_loader import shipped_indication_symptoms
 
 __all__ = [
     "INTENT_RULES",
@@ -49,7 +50,7 @@ def smiles_tokens(query: str) -> list[str]:
 
 
 def section_cues_for(
-    query: str, extended: bool = False, names_medicine: bool = True, names_drug: bool = False
+    query: str, extended: bool = False, names_medicine: bool = True, drugs: Sequence[str] = ()
 ) -> tuple[str, ...]:
     """Section cues named by the query, de-duplicated, first-appearance order.
 
@@ -57,15 +58,19 @@ def section_cues_for(
     ``pipeline.section_vocabulary.SECTION_TABLE``, lay phrasing included ("side effects",
     "what is X used for", "how to store", "can I drive", "if I miss a dose", "what is in
     X"), named by the canonical section values ingest stores; with ``names_medicine``
-    also A-18's lay words ("does X cause", "grapefruit", "can I crush"); with
-    ``names_drug`` (a drug or brand, not a class only) and no other cue, a symptom cues
+    also A-18's lay words ("does X cause", "grapefruit", "can I crush"); when it names
+    ``drugs`` (canonical names of the drugs and brands it names; a class alone is none)
+    and nothing else is cued, a symptom that none of their indications uses cues
     ``adverse_reactions`` (A-21, ``pipeline.section_symptoms``: "Tagrisso rash", "vivid
-    dreams on Valdoxan"). Without ``extended``, R-INT-6 as the seed wrote it
-    (``warnings``, ``dosage``, ``indications_and_usage``).
+    dreams on Valdoxan"; not "Veoza hot flushes"). Without ``extended``, R-INT-6 as the
+    seed wrote it (``warnings``, ``dosage``, ``indications_and_usage``).
     """
     cues = query_section_cues(query, seed=not extended, names_medicine=names_medicine)
-    if extended and names_drug and not cues and names_a_side_effect(query):
-        return ("adverse_reactions",)
+    if extended and drugs and not cues:
+        table = shipped_indication_symptoms()
+        treated = frozenset().union(*(table.get(drug.lower(), ()) for drug in drugs))
+        if names_a_side_effect(query, treated):
+            return ("adverse_reactions",)
     return cues
 
 
@@ -139,7 +144,7 @@ def detect_retrieval_intent(
     signals = _Signals(
         query=query,
         drugs=drugs,
-        cues=section_cues_for(query, extended_section_cues, names_medicine, bool(drugs)),
+        cues=section_cues_for(query, extended_section_cues, names_medicine, drugs),
     )
     corrections = tuple(vocabulary.corrections(query))
     for rule in INTENT_RULES:

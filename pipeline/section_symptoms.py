@@ -7,24 +7,31 @@ words of the EMA leaflets' section 4 ("Possible side effects"): each is the lemm
 word that at least 20 stored leaflets use in section 4, in at least 60 % of all the
 leaflet sections that use it (``python scripts/section_cue_counts.py --side-effect-words``
 prints the counts), less the template's own words ("uncommon", "people", "reporting"),
-laboratory terms, body parts and the conditions medicines are given for ("eczema",
-"acne", "pneumonia"), which a question names as often for what a medicine treats.
+laboratory terms, body parts and the diseases medicines are given for ("eczema", "acne",
+"pneumonia"). Symptoms that some medicines also treat ("insomnia", "itch", "hair loss")
+stay: the named drug's own indications decide (below).
 
 The cue holds only when no other section is cued, the question names a drug or brand,
-no symptom word is what the question asks a medicine for ("Veoza for hot flushes", "to
-treat the itching", "something to help with sleep"), and the question does not ask what
-to do ("should I carry on", "what if I get a rash", "can I buy a mouthwash"): that advice
-is in sections 2 and 3.
+and it names a symptom that:
+- the named drug's own indications do not use, nor any other symptom of the question
+  (its leaflets' section 1 and its labels' indications,
+  ``configs/vocabulary/indication_symptoms.json``): "Veoza hot flushes", "Aerius hives"
+  ask what the medicine is for;
+- the question does not ask a medicine for ("Veoza for hot flushes", "to treat the
+  itching", "something to help with sleep");
+and the question does not ask what to do ("should I carry on", "what if I get a rash",
+"can I buy a mouthwash"): that advice is in sections 2 and 3.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from functools import lru_cache
 
 import simplemma
 
-__all__ = ["SIDE_EFFECT_WORDS", "names_a_side_effect"]
+__all__ = ["SIDE_EFFECT_WORDS", "names_a_side_effect", "symptom_lemmas"]
 
 #: Lemmas (simplemma, English) of the leaflets' section-4 symptom words.
 SIDE_EFFECT_WORDS: frozenset[str] = frozenset(
@@ -63,21 +70,40 @@ _ASKS_WHAT_TO_DO = re.compile(
 
 
 @lru_cache(maxsize=1 << 14)
-def _lemma(word: str) -> str:
-    return simplemma.lemmatize(word, lang="en")
+def _symptom(word: str) -> str | None:
+    """The ``SIDE_EFFECT_WORDS`` lemma of ``word`` (lower case), or None. A lemma counts
+    only where it keeps the word's first three letters: simplemma reads "span" as
+    "spin"."""
+    if word in SIDE_EFFECT_WORDS:
+        return word
+    lemma = simplemma.lemmatize(word, lang="en")
+    return lemma if lemma in SIDE_EFFECT_WORDS and lemma[:3] == word[:3] else None
 
 
-def names_a_side_effect(query: str) -> bool:
+def symptom_lemmas(text: str) -> frozenset[str]:
+    """The ``SIDE_EFFECT_WORDS`` lemmas ``text`` uses, in any inflection."""
+    found = (_symptom(word.lower()) for word in _WORD_RE.findall(text))
+    return frozenset(lemma for lemma in found if lemma is not None)
+
+
+def names_a_side_effect(query: str, treated: Collection[str] = frozenset()) -> bool:
     """True when ``query`` names a symptom of ``SIDE_EFFECT_WORDS`` (as any inflection)
     that is not what it asks a medicine for, and does not ask what to do (A-21); the
-    caller checks that it names a
-    medicine."""
+    caller checks that it names a drug.
+
+    Args:
+        query: the question.
+        treated: symptom lemmas that the named drugs' own indications use
+            (``pipeline.vocabulary_loader.shipped_indication_symptoms``); a question that
+            names one of them asks what the drug is for: "Veoza hot flushes".
+    """
     if _ASKS_WHAT_TO_DO.search(query):
         return False
     words = [word.lower() for word in _WORD_RE.findall(query)]
-    for position, word in enumerate(words):
-        if word in SIDE_EFFECT_WORDS or _lemma(word) in SIDE_EFFECT_WORDS:
-            before = words[max(0, position - 4) : position]
-            if not _ASKED_FOR.intersection(before):
-                return True
-    return False
+    symptoms = [(position, _symptom(word)) for position, word in enumerate(words)]
+    if any(lemma in treated for _, lemma in symptoms if lemma is not None):
+        return False  # "Veoza hot flushes": a symptom the drug is for is named
+    return any(
+        lemma is not None and not _ASKED_FOR.intersection(words[max(0, at - 4) : at])
+        for at, lemma in symptoms
+    )

@@ -22,12 +22,14 @@ from pipeline.vocabulary_entities import Entity, infer_type
 from pipeline.vocabulary_rules import name_filter_reason
 
 __all__ = [
+    "INDICATION_SYMPTOMS",
     "KNOWN_WORDS",
     "SHIPPED_VOCABULARY",
     "SPELLING_WORDS",
     "VocabularyFile",
     "read_mrconso",
     "read_vocabulary_file",
+    "shipped_indication_symptoms",
     "shipped_known_words",
     "shipped_spelling_words",
 ]
@@ -40,6 +42,9 @@ KNOWN_WORDS = _VOCABULARY_DIR / "known_words.txt.gz"
 #: The words of the stored leaflets and labels that a misspelt word of a question is read
 #: as (A-19), each with the number of products whose text uses it ("word<TAB>count").
 SPELLING_WORDS = _VOCABULARY_DIR / "spelling_words.tsv.gz"
+#: Per canonical drug name, the A-21 symptom lemmas its own indications use (EMA leaflet
+#: section 1, FDA indications): "fezolinetant" -> ["flush", "hot", ...].
+INDICATION_SYMPTOMS = _VOCABULARY_DIR / "indication_symptoms.json"
 
 
 @dataclass(frozen=True)
@@ -180,6 +185,16 @@ def shipped_spelling_words() -> dict[str, int]:
             if word and count.isdigit():
                 words[word] = int(count)
     return words
+
+
+@lru_cache(maxsize=1)
+def shipped_indication_symptoms() -> dict[str, frozenset[str]]:
+    """The shipped ``INDICATION_SYMPTOMS``: lower-case canonical drug name -> symptom
+    lemmas (A-21), read once; empty when the file is absent."""
+    if not INDICATION_SYMPTOMS.exists():
+        return {}
+    table = json.loads(INDICATION_SYMPTOMS.read_text(encoding="utf-8"))
+    return {drug: frozenset(words) for drug, words in table.items()}
 
 
 # UMLS semantic types (TUI) -> our types.

@@ -57,7 +57,8 @@ curated (``CURATED_CLASSES``: GLP-1 receptor agonists, statins, SSRIs, ...), and
 ``spelling_words.tsv.gz`` (the words of two or more stored leaflets or labels, five
 letters or more, not drug names, with how many products use each: what a misspelt word
 of a question is read as, A-19; and with 0 the English and ICD-10-CM words one edit from
-them, which are no misspellings).
+them, which are no misspellings), and ``indication_symptoms.json`` (per drug, the A-21
+symptom words its own indications use).
 
 Usage: ``python scripts/build_vocabulary.py [--data ../shared/data] [--out PATH]``.
 """
@@ -78,6 +79,7 @@ from wordfreq import top_n_list, zipf_frequency
 
 from pipeline.abbreviations import condition_abbreviations, defined_abbreviations
 from pipeline.ingest.read_drug_labels import split_local_representatives
+from pipeline.section_symptoms import symptom_lemmas
 from pipeline.spelling import WordSpeller
 from pipeline.text import fold, match_key
 from pipeline.vocabulary import (
@@ -98,6 +100,7 @@ DEFAULT_OUT = ROOT / "configs" / "vocabulary" / "biomed_vocabulary.jsonl.gz"
 KNOWN_WORDS_OUT = ROOT / "configs" / "vocabulary" / "known_words.txt.gz"
 SPELLING_WORDS_OUT = ROOT / "configs" / "vocabulary" / "spelling_words.tsv.gz"
 CLASSES_OUT = ROOT / "configs" / "vocabulary" / "drug_classes.json"
+INDICATION_SYMPTOMS_OUT = ROOT / "configs" / "vocabulary" / "indication_symptoms.json"
 
 #: Word-frequency thresholds (wordfreq Zipf scale: 3.0 = once per million words).
 COMMON_ALIAS_ZIPF = 3.0
@@ -937,6 +940,34 @@ def spelling_words(
     return dict(sorted({**never, **targets}.items()))
 
 
+def indication_symptoms(data: Path, vocabulary: Vocabulary) -> dict[str, list[str]]:
+    """Per canonical drug (lower case), the A-21 symptom lemmas
+    (``pipeline.section_symptoms.SIDE_EFFECT_WORDS``) that its products' own indications
+    use: section 1 of each EMA leaflet and the indications of each FDA label, the drugs
+    read from the product's names (a brand is its active substance). A question that
+    names the drug and one of these symptoms asks what it is for, not its side effects."""
+    found: dict[str, set[str]] = defaultdict(set)
+
+    def add(names: Iterable[str], text: str) -> None:
+        symptoms = symptom_lemmas(text)
+        if not symptoms:
+            return
+        for name in names:
+            for drug in vocabulary.match_drug_entities(name, correct_typos=False):
+                found[drug.lower()].update(symptoms)
+
+    with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["section"].startswith("1."):
+                add([row["drug"]], row["text"])
+    with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            add(row.get("product_names") or (), row.get("indications") or "")
+    return {drug: sorted(words) for drug, words in sorted(found.items())}
+
+
 # -- drug classes from the leaflets' own sentences -----------------------------------
 
 _SUBJECT = r"(?P<subj>[\w-]+)"
@@ -1355,6 +1386,8 @@ def build(data: Path, out: Path) -> dict:
     known_out = out.with_name(KNOWN_WORDS_OUT.name)
     with open(known_out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
         zipped.write(("\n".join(words) + "\n").encode("utf-8"))
+    symptoms = indication_symptoms(data, Vocabulary.load(out))
+    INDICATION_SYMPTOMS_OUT.write_text(json.dumps(symptoms, indent=0) + "\n")
     spelling = spelling_words(data, rows, header["stop_names"])
     spelling_out = out.with_name(SPELLING_WORDS_OUT.name)
     with open(spelling_out, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
@@ -1364,6 +1397,7 @@ def build(data: Path, out: Path) -> dict:
         "bytes": out.stat().st_size,
         "known_words": len(words),
         "spelling_words": len(spelling),
+        "drugs_with_indication_symptoms": len(symptoms),
         "removed_by_filter": dict(sorted(FILTERED.items())),
         "names_not_matched": len(unmatched),
         "drug_classes_with_members": len(classes),

@@ -21,14 +21,11 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import simplemma
-
-from pipeline.section_symptoms import SIDE_EFFECT_WORDS
+from pipeline.section_symptoms import SIDE_EFFECT_WORDS, symptom_lemmas
 from pipeline.section_vocabulary import SECTION_TABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 _NUMBER = re.compile(r"(\d)\.")
-_WORD = re.compile(r"[^\W\d_]+")
 #: A-21's rule for a symptom word: leaflets that use it in section 4, and the share of all
 #: leaflet sections using it that are section 4.
 MIN_SECTION4_LEAFLETS = 20
@@ -62,12 +59,9 @@ def cue_counts(texts: list[tuple[str, str]]) -> list[tuple[str, str, Counter[str
 def side_effect_word_counts(texts: list[tuple[str, str]]) -> dict[str, Counter[str]]:
     """Sections (by number) whose text uses each ``SIDE_EFFECT_WORDS`` lemma (simplemma,
     English), per word."""
-    lemmas: dict[str, str] = {}
     counts: dict[str, Counter[str]] = {word: Counter() for word in SIDE_EFFECT_WORDS}
     for number, text in texts:
-        words = set(_WORD.findall(text.lower()))
-        found = {lemmas.setdefault(w, simplemma.lemmatize(w, lang="en")) for w in words}
-        for word in found & SIDE_EFFECT_WORDS:
+        for word in symptom_lemmas(text):
             counts[word][number] += 1
     return counts
 

@@ -449,7 +449,7 @@ def test_a19_spelling_words_are_words_of_two_products_but_no_drug_names(build, t
 
 
 def test_the_shipped_vocabulary_files_are_what_the_build_writes(build, tmp_path, monkeypatch):
-    """The four files under configs/vocabulary are the build script's output for
+    """The five files under configs/vocabulary are the build script's output for
     ../shared/data as the code stands: a matching rule that changes what the build reads
     (A-17's modifier words changed which class sentences read) must ship a rebuilt file."""
     data = ROOT.parent / "shared" / "data"
@@ -457,8 +457,10 @@ def test_the_shipped_vocabulary_files_are_what_the_build_writes(build, tmp_path,
         pytest.skip("../shared/data is not here")
     shipped = SHIPPED_VOCABULARY.parent
     monkeypatch.setattr(build, "CLASSES_OUT", tmp_path / "drug_classes.json")
+    symptoms = tmp_path / "indication_symptoms.json"
+    monkeypatch.setattr(build, "INDICATION_SYMPTOMS_OUT", symptoms)
     build.build(data, tmp_path / SHIPPED_VOCABULARY.name)
     names = [SHIPPED_VOCABULARY.name, "drug_classes.json", KNOWN_WORDS.name]
-    names.append("spelling_words.tsv.gz")
+    names += ["spelling_words.tsv.gz", symptoms.name]
     stale = [n for n in names if (tmp_path / n).read_bytes() != (shipped / n).read_bytes()]
     assert stale == [], f"rebuild with python scripts/build_vocabulary.py: {stale}"

@@ -20,7 +20,9 @@ and it names a symptom that:
 - the question does not ask a medicine for ("Veoza for hot flushes", "to treat the
   itching", "something to help with sleep");
 and the question does not ask what to do ("should I carry on", "what if I get a rash",
-"can I buy a mouthwash"): that advice is in sections 2 and 3.
+"can I buy a mouthwash"): that advice is in sections 2 and 3. A symptom word in another
+sense ("left in a hot car", "dry powder", "the best spot to inject", "sick day rules")
+is no symptom.
 """
 
 from __future__ import annotations
@@ -69,6 +71,20 @@ _ASKS_WHAT_TO_DO = re.compile(
 )
 
 
+#: A symptom word in another sense: storage ("left in a hot car", "keep it dry"), the
+#: device ("dry powder", "the best spot to inject", "peel off the foil"), disposal ("flush
+#: it down the toilet"), "sick day rules". Removed before the symptoms are read.
+_OTHER_SENSE = re.compile(
+    r"\b(?:hot (?:car|cars|weather|climate|country|countries|day|days|summer|room|place|"
+    r"water|bath|drinks?)|dry (?:powder|place|ice|cupboard)|"
+    r"(?:keep|kept|store|stored|stay|stays) (?:[\w-]+ ){0,3}?dry|"
+    r"sick (?:days?|leave|note|pay)|(?:injection|inject(?:ing)?) spots?|"
+    r"spots? (?:to|for) (?:inject|the injection)|(?:which|what|best|same|right) spot|"
+    r"peel(?:ed|ing)? (?:off|back|away)|flush(?:ed|ing)? (?:[\w-]+ ){0,3}?(?:down|toilet|sink))\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=1 << 14)
 def _symptom(word: str) -> str | None:
     """The ``SIDE_EFFECT_WORDS`` lemma of ``word`` (lower case), or None. A lemma counts
@@ -99,7 +115,7 @@ def names_a_side_effect(query: str, treated: Collection[str] = frozenset()) -> b
     """
     if _ASKS_WHAT_TO_DO.search(query):
         return False
-    words = [word.lower() for word in _WORD_RE.findall(query)]
+    words = [word.lower() for word in _WORD_RE.findall(_OTHER_SENSE.sub(" ", query))]
     symptoms = [(position, _symptom(word)) for position, word in enumerate(words)]
     if any(lemma in treated for _, lemma in symptoms if lemma is not None):
         return False  # "Veoza hot flushes": a symptom the drug is for is named

@@ -342,8 +342,13 @@ def test_a21_a_drug_and_a_symptom_cue_the_side_effects(query):
         ("Aerius hives", ()),
         ("Resolor constipation", ()),
         ("Quviviq insomnia", ()),
-        # "span" is no "spin"
+        # "span" is no "spin"; a symptom word in another sense
         ("Keytruda life span", ()),
+        ("Humira pen left in a hot car", ()),
+        ("Trelegy dry powder", ()),
+        ("best spot to inject Dupixent", ()),
+        ("Jardiance sick day rules", ()),
+        ("flush Ozempic needles down the toilet", ()),
         # what to do about it: sections 2 and 3
         ("watery diarrhoea for a week on Constella, should I carry on", ()),
         ("Verzenios: what should the patient do at the first sign of diarrhoea?", ()),

@@ -850,19 +850,7 @@ def known_words(data: Path, rows: list[dict]) -> list[str]:
     names = {
         match_key(n) for row in rows if row["t"] == "drug" for n in [row["c"], *row.get("a", ())]
     }
-    words = {
-        word
-        for word in top_n_list("en", 200_000)
-        if len(word) >= SHORT_TYPO_WORD and word.isalpha() and _zipf(word) >= KNOWN_WORD_ZIPF
-    }
-    words |= {
-        word
-        for word in top_n_list("en", 200_000)
-        if len(word) >= TWO_EDIT_WORD
-        and word.isalpha()
-        and _zipf(word) >= KNOWN_LONG_WORD_ZIPF
-        and not _plural_of(match_key(word), names)
-    }
+    words = {word for word in top_n_list("en", 200_000) if _known_english(word, names)}
     leaflets: Counter[str] = Counter()
     with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
         seen: dict[str, set[str]] = defaultdict(set)
@@ -873,6 +861,22 @@ def known_words(data: Path, rows: list[dict]) -> list[str]:
             leaflets.update(product_words)
     words |= {word for word, count in leaflets.items() if count >= 2}
     return sorted(fold(word) for word in words if match_key(word) not in names)
+
+
+def _known_english(word: str, names: Collection[str]) -> bool:
+    """True for an English word of four letters or more with zipf >= ``KNOWN_WORD_ZIPF``,
+    or of ``TWO_EDIT_WORD`` letters or more with zipf >= ``KNOWN_LONG_WORD_ZIPF`` that is
+    not a drug name's plural or singular (``names``: match keys)."""
+    if len(word) < SHORT_TYPO_WORD or not word.isalpha():
+        return False
+    zipf = _zipf(word)
+    if zipf >= KNOWN_WORD_ZIPF:
+        return True
+    return (
+        len(word) >= TWO_EDIT_WORD
+        and zipf >= KNOWN_LONG_WORD_ZIPF
+        and not _plural_of(match_key(word), names)
+    )
 
 
 def _plural_of(key: str, names: Collection[str]) -> bool:

@@ -70,6 +70,7 @@ import csv
 import gzip
 import json
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
@@ -81,6 +82,7 @@ from pipeline.abbreviations import condition_abbreviations, defined_abbreviation
 from pipeline.ingest.read_drug_labels import split_local_representatives
 from pipeline.section_symptoms import symptom_lemmas
 from pipeline.spelling import WordSpeller
+from pipeline.spelling_variants import american_key
 from pipeline.text import fold, match_key
 from pipeline.vocabulary import (
     CAPITALISED_WORDS,
@@ -483,6 +485,109 @@ def merge_suffixed_biologics(drugs: dict[str, dict], evidence: dict[str, bool]) 
 
 
 _GREEK_NAMES_LOWER = frozenset({"alfa", "beta", "zeta", "iota", "theta", "delta", "gamma"})
+
+
+#: Letters that spell one substance two ways (INN against USAN and national names):
+#: aciclovir / acyclovir, cefalexin / cephalexin, beclometasone / beclomethasone,
+#: simeticone / simethicone, alfa / alpha.
+_INN_LETTERS = (("ph", "f"), ("th", "t"), ("y", "i"))
+_LETTERS_RE = re.compile(r"[^\W\d_]+")
+
+
+def inn_spelling_key(name: str) -> str:
+    """One key for the spellings of a name (A-23): folded, each word in American spelling
+    (``pipeline.spelling_variants.american_key``: oestradiol -> estradiol), then "ph" as
+    "f", "th" as "t" and "y" as "i" (aciclovir and acyclovir -> ``aciclovir``)."""
+    key = _LETTERS_RE.sub(lambda word: american_key(word.group(0)), fold(name))
+    for written, spelt in _INN_LETTERS:
+        key = key.replace(written, spelt)
+    return key
+
+
+def _drug_rows_by_spelling(rows: Iterable[dict]) -> dict[str, dict]:
+    """Drug rows (single substances) by the spelling key of their canonical name; a key
+    two rows share is left out."""
+    by_key: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        if row["t"] == "drug" and "/" not in row["c"]:
+            by_key[inn_spelling_key(row["c"])].append(row)
+    return {key: found[0] for key, found in by_key.items() if len(found) == 1}
+
+
+#: British Approved Names and INNs that no spelling rule reads as the US name of the
+#: same substance (public facts: BNF, USP dictionary). The synonym table keeps each as a
+#: row of its own: typed ``other`` with no identifier (chlorphenamine, co-amoxiclav), or
+#: a drug row with a DrugBank id beside the US name's MeSH row (mesalazine, mesalamine).
+BRITISH_APPROVED_NAMES: dict[str, str] = {
+    "chlorphenamine": "chlorpheniramine",
+    "colecalciferol": "cholecalciferol",
+    "glyceryl trinitrate": "nitroglycerin",
+    "sodium valproate": "valproic acid",
+    "thyroxine": "levothyroxine",
+    "co-amoxiclav": "amoxicillin and clavulanic acid",
+    "co-codamol": "acetaminophen and codeine",
+    "co-careldopa": "levodopa and carbidopa",
+    "glycopyrronium": "glycopyrrolate",
+    "mesalazine": "mesalamine",
+    "levosalbutamol": "levalbuterol",
+    "phenoxymethylpenicillin": "penicillin v",
+    "procaine benzylpenicillin": "penicillin g procaine",
+}
+
+
+def merge_inn_spellings(drugs: dict[str, dict]) -> int:
+    """A row typed ``other`` (no DrugBank id or MedlinePlus page) named by another
+    spelling of one drug row's canonical name (``inn_spelling_key``), and any row named
+    by a British Approved Name (``BRITISH_APPROVED_NAMES``), merges into that drug row,
+    its names as aliases (A-23): "aciclovir" is acyclovir, "beclometasone"
+    beclomethasone, "chlorphenamine" chlorpheniramine, "mesalazine" mesalamine. Returns
+    the number merged."""
+    by_key = _drug_rows_by_spelling(drugs.values())
+    merged = 0
+    for key, row in list(drugs.items()):
+        approved = drugs.get(BRITISH_APPROVED_NAMES.get(key, ""))
+        if row["t"] != "other" and approved is None:
+            continue
+        target = approved or by_key.get(inn_spelling_key(row["c"]))
+        if target is None or target is row or target["t"] != "drug":
+            continue
+        if "/" in row["c"] and approved is None:
+            continue
+        for name in (row["c"], *row["a"]):
+            if name != target["c"] and name not in target["a"]:
+                target["a"].append(name)
+        del drugs[key]
+        merged += 1
+    return merged
+
+
+def stored_spelling_aliases(rows: list[dict], stored: Iterable[str], brands: set[str]) -> int:
+    """Words the stored texts use (``stored``, folded) that name no row become aliases of
+    a drug row (A-23) when they spell its canonical name another way (``inn_spelling_key``:
+    "oestradiol", "phenotiazine") or write one of its aliases without accents ("adrenaline",
+    the synonyms' "adrénaline"), less common English words (``DRUG_SENSE_WORDS`` stay).
+    Returns the number added."""
+    names = {match_key(name) for row in rows for name in (row["c"], *row.get("a", ()))}
+    by_key = _drug_rows_by_spelling(rows)
+    by_plain: dict[str, dict] = {}
+    for row in rows:
+        for alias in row.get("a", ()) if row["t"] == "drug" else ():
+            if not alias.isascii():
+                by_plain.setdefault(fold(without_accents(alias)), row)
+    added = 0
+    for word in stored:
+        row = by_key.get(inn_spelling_key(word)) or by_plain.get(word)
+        if row is not None and match_key(word) not in names and _keep(word, "alias", brands):
+            row["a"].append(word)
+            names.add(match_key(word))
+            added += 1
+    return added
+
+
+def without_accents(text: str) -> str:
+    """``text`` with the accents of its letters dropped ("adrénaline" -> "adrenaline")."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
 def label_texts(data: Path) -> Iterator[str]:
@@ -898,6 +1003,26 @@ MIN_SPELLING_TARGET = 5
 NEVER_MISSPELT_ZIPF = 1.3
 
 
+def stored_word_counts(data: Path) -> Counter[str]:
+    """The words (folded, letters only, ``MIN_SPELLING_TARGET`` letters or more) of the
+    stored products, each with the number of products whose text uses it: EMA leaflets
+    without their lists of local representatives, FDA labels."""
+    products: dict[str, set[str]] = defaultdict(set)
+    with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            prose, _contacts = split_local_representatives(row["text"])
+            products[f"ema:{row['drug']}"].update(_WORD_RE.findall(fold(prose)))
+    with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
+        for number, line in enumerate(handle):
+            text = json.loads(line).get("indications") or ""
+            products[f"fda:{number}"].update(_WORD_RE.findall(fold(text)))
+    counts: Counter[str] = Counter()
+    for words in products.values():
+        counts.update(w for w in words if len(w) >= MIN_SPELLING_TARGET and w.isalpha())
+    return counts
+
+
 def spelling_words(
     data: Path, rows: list[dict], stop_names: Collection[str] = ()
 ) -> dict[str, int]:
@@ -913,19 +1038,7 @@ def spelling_words(
     names = {
         match_key(n) for row in rows if row["t"] == "drug" for n in [row["c"], *row.get("a", ())]
     } - stops
-    products: dict[str, set[str]] = defaultdict(set)
-    with open(data / "drug_labels" / "ema_leaflet_sections.jsonl", encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line)
-            prose, _contacts = split_local_representatives(row["text"])
-            products[f"ema:{row['drug']}"].update(_WORD_RE.findall(fold(prose)))
-    with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
-        for number, line in enumerate(handle):
-            text = json.loads(line).get("indications") or ""
-            products[f"fda:{number}"].update(_WORD_RE.findall(fold(text)))
-    counts: Counter[str] = Counter()
-    for words in products.values():
-        counts.update(w for w in words if len(w) >= MIN_SPELLING_TARGET and w.isalpha())
+    counts = stored_word_counts(data)
     targets = {w: n for w, n in counts.items() if n >= 2 and match_key(w) not in names}
     speller = WordSpeller(targets, ())
     english = (
@@ -1341,6 +1454,7 @@ def build(data: Path, out: Path) -> dict:
     FILTERED.clear()
     brands = read_brands(data)
     drugs = read_drugs(data, brands)
+    inn_spellings = merge_inn_spellings(drugs)
     sections = leaflet_sections(data)
     for generic, names in product_aliases(data, drugs, sections).items():
         entry = drugs.get(generic)
@@ -1355,6 +1469,8 @@ def build(data: Path, out: Path) -> dict:
         *read_genes(data),
         *read_diseases(data),
     ]
+    stored = [word for word, products in stored_word_counts(data).items() if products >= 2]
+    stored_spellings = stored_spelling_aliases(rows, sorted(stored), brands)
     classes = read_drug_classes(
         data, _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])
     )
@@ -1408,6 +1524,8 @@ def build(data: Path, out: Path) -> dict:
         "antibody_first_word_aliases": antibody_aliases,
         "sold_combinations_typed_drug": sold_combinations,
         "product_rows": len(products),
+        "inn_spelling_rows_merged": inn_spellings,
+        "stored_spelling_aliases": stored_spellings,
         "rare_names_no_typo_target": rare_names,
     }
 

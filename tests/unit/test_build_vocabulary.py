@@ -464,3 +464,77 @@ def test_the_shipped_vocabulary_files_are_what_the_build_writes(build, tmp_path,
     names += ["spelling_words.tsv.gz", symptoms.name]
     stale = [n for n in names if (tmp_path / n).read_bytes() != (shipped / n).read_bytes()]
     assert stale == [], f"rebuild with python scripts/build_vocabulary.py: {stale}"
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same"),
+    [
+        ("aciclovir", "acyclovir", True),
+        ("cefalexin", "cephalexin", True),
+        ("beclometasone", "beclomethasone", True),
+        ("simeticone", "simethicone", True),
+        ("oestradiol", "estradiol", True),
+        ("eftilagimod alpha", "eftilagimod alfa", True),
+        ("vitamin k", "vitamin c", False),  # no letter rule reads k as c
+        ("ethosuximide", "methsuximide", False),
+    ],
+)
+def test_a23_inn_spelling_key(build, one, other, same):
+    assert (build.inn_spelling_key(one) == build.inn_spelling_key(other)) is same
+
+
+def test_a23_an_other_row_spelt_as_a_drug_merges_into_it(build):
+    drugs = {
+        "acyclovir": {"c": "acyclovir", "t": "drug", "a": ["zovirax"]},
+        "aciclovir": {"c": "aciclovir", "t": "other", "a": ["Aciclovir"]},
+        "chlorpheniramine": {"c": "chlorpheniramine", "t": "drug", "a": []},
+        "chlorphenamine": {"c": "chlorphenamine", "t": "other", "a": ["piriton"]},
+        "pentoxifylline": {"c": "pentoxifylline", "t": "drug", "a": ["pentoxil"]},
+        "pentoxyl": {"c": "pentoxyl", "t": "other", "a": []},  # an alias's spelling only
+        "thyroxin receptor": {"c": "thyroxin receptor", "t": "other", "a": []},
+        "mesalamine": {"c": "mesalamine", "t": "drug", "a": []},
+        "mesalazine": {"c": "mesalazine", "t": "drug", "a": ["mesalazina"]},  # a DrugBank row
+        "cyclizine": {"c": "cyclizine", "t": "drug", "a": []},
+        "ciclizine": {"c": "ciclizine", "t": "drug", "a": []},  # drug rows keep apart
+    }
+    assert build.merge_inn_spellings(drugs) == 3
+    assert set(drugs) == {
+        "acyclovir", "chlorpheniramine", "pentoxifylline", "pentoxyl", "thyroxin receptor",
+        "mesalamine", "cyclizine", "ciclizine",
+    }
+    assert drugs["mesalamine"]["a"] == ["mesalazine", "mesalazina"]
+    assert drugs["acyclovir"]["a"] == ["zovirax", "aciclovir", "Aciclovir"]
+    assert drugs["chlorpheniramine"]["a"] == ["chlorphenamine", "piriton"]  # BRITISH_APPROVED_NAMES
+
+
+def test_a23_stored_words_spelt_as_a_drug_become_its_aliases(build):
+    rows = [
+        {"c": "estradiol", "t": "drug", "a": []},
+        {"c": "epinephrine", "t": "drug", "a": ["adrénaline"]},
+        {"c": "aluminum", "t": "drug", "a": []},
+        {"c": "oestrone", "t": "other", "a": []},
+    ]
+    stored = ["oestradiol", "adrenaline", "aluminium", "oestrone", "tablets"]
+    assert build.stored_spelling_aliases(rows, stored, brands=set()) == 2
+    aliases = {row["c"]: row["a"] for row in rows}
+    assert aliases["estradiol"] == ["oestradiol"]
+    assert aliases["epinephrine"] == ["adrénaline", "adrenaline"]  # DRUG_SENSE_WORDS keeps it
+    assert aliases["aluminum"] == []  # "aluminium" is a common English word
+
+
+@pytest.mark.parametrize(
+    ("question", "drug"),
+    [
+        ("aciclovir cream for cold sores", "acyclovir"),
+        ("beclometasone inhaler", "beclomethasone"),
+        ("adrenaline auto-injector", "epinephrine"),
+        ("Synthroid dose", "levothyroxine"),
+        ("thyroxine and omeprazole", "levothyroxine"),
+        ("sodium valproate in pregnancy", "valproic acid"),
+        ("glyceryl trinitrate spray", "nitroglycerin"),
+        ("co-amoxiclav rash", "amoxicillin and clavulanic acid"),
+        ("oestradiol patches", "estradiol"),
+    ],
+)
+def test_the_shipped_vocabulary_reads_british_and_inn_names(vocabulary, question, drug):
+    assert drug in vocabulary.match_drug_entities(question)

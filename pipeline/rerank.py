@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 import numpy as np
 
-from pipeline.drug_coverage import cover_named_drugs
+from pipeline.drug_coverage import combination_entity_caps, cover_named_drugs
 from pipeline.reversal import asks_for_reversal, reversal_entity_score
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent
 from pipeline.scoring import (
@@ -292,12 +293,7 @@ def _structure_order(
 
 def running_minimum(values: Sequence[float]) -> list[float]:
     """Each value capped by every value before it: a non-increasing sequence (A-2)."""
-    result: list[float] = []
-    floor = float("inf")
-    for value in values:
-        floor = min(floor, float(value))
-        result.append(floor)
-    return result
+    return list(accumulate((float(value) for value in values), min))
 
 
 def _fallback(
@@ -343,6 +339,8 @@ def _fuse(
     by_topic = settings.member_entity == "by_topic" and drugs and not reversal
     by_topic = by_topic and intent.workflow != "chemical"  # R-T2-9 picks by entity > 0
     member_topics = member_topic_terms(query, vocabulary) if by_topic else []  # A-15
+    caps = settings.fixed_combinations and not reversal  # A-22
+    caps = combination_entity_caps(nodes, query, vocabulary) if caps else None
     reachable = (
         weights.w_ce
         + weights.w_first
@@ -353,6 +351,7 @@ def _fuse(
     fused = []
     for item, ce_value, first_value in zip(nodes, ce, first, strict=True):
         entity = entity_score(item.node, drugs, settings.entity_window_chars)
+        entity = min(entity, caps[len(fused)]) if caps else entity
         section = section_match_score(item.node, cues, settings.summary_window_chars)
         # A-7's topic part is read off the entity score before A-15 scales it
         topic = topic_match_score(item.node, topics) if entity >= 1.0 else 0.0

@@ -534,6 +534,64 @@ async def test_a10_one_named_drug_or_leaders_already_first_change_nothing(vocabu
     assert not any(d.startswith("rerank_cover") for d in outcome.decisions)
 
 
+@pytest.mark.parametrize("fixed", [True, False])
+async def test_a22_a_fixed_combination_of_the_named_substances_leads(vocabulary, fixed):
+    nodes = [
+        hit("norvir", text="Norvir warnings.", primary_drugs=["ritonavir"]),
+        hit("paxlovid", text="Paxlovid is used for COVID-19.",
+            primary_drugs=["nirmatrelvir and ritonavir"]),
+        hit("other", text="Something else."),
+    ]
+    query = "nirmatrelvir taken together with ritonavir"
+    outcome = await rerank(
+        nodes, query, QueryRetrievalIntent(workflow="drug_entity"), vocabulary,
+        scores_by_id({"norvir": 0.6, "paxlovid": 0.4, "other": 0.0}),
+        tier2=Tier2Settings(preset="tuned", fixed_combinations=fixed),
+    )
+    parts = {item.node.node_id: item.score_parts for item in outcome.nodes}
+    assert parts["paxlovid"]["entity"] == 1.0
+    assert parts["norvir"]["entity"] == (0.75 if fixed else 1.0)
+    assert ids(outcome.nodes)[0] == ("paxlovid" if fixed else "norvir")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "nirmatrelvir versus ritonavir",  # weighs one against the other
+        "ritonavir and nirmatrelvir interaction",
+        "ritonavir warnings",  # one substance
+    ],
+)
+async def test_a22_comparisons_and_single_drugs_keep_r_t2_5(vocabulary, query):
+    nodes = [
+        hit("norvir", text="Norvir warnings.", primary_drugs=["ritonavir"]),
+        hit("paxlovid", text="Paxlovid.", primary_drugs=["nirmatrelvir and ritonavir"]),
+    ]
+    outcome = await rerank(
+        nodes, query, QueryRetrievalIntent(workflow="drug_entity"), vocabulary,
+        scores_by_id({"norvir": 1.0, "paxlovid": 0.0}), tier2=Tier2Settings(preset="tuned"),
+    )
+    assert {item.score_parts["entity"] for item in outcome.nodes} == {1.0}
+
+
+async def test_a22_substances_meet_by_their_canonical_names(vocabulary):
+    # the leaflet writes the INN "beclometasone", the question the same; the vocabulary
+    # reads both as beclomethasone, and a product of two of the three is no answer
+    nodes = [
+        hit("bevespi", text="Bevespi.", primary_drugs=["glycopyrronium", "formoterol"]),
+        hit("trimbow", text="Trimbow.",
+            primary_drugs=["beclometasone/formoterol/glycopyrronium"]),
+    ]
+    query = "beclometasone, formoterol and glycopyrronium in a single inhaler"
+    assert "beclomethasone" in vocabulary.match_drug_entities(query)
+    outcome = await rerank(
+        nodes, query, QueryRetrievalIntent(workflow="drug_entity"), vocabulary,
+        scores_by_id({"bevespi": 1.0, "trimbow": 0.0}), tier2=Tier2Settings(preset="tuned"),
+    )
+    parts = {item.node.node_id: item.score_parts for item in outcome.nodes}
+    assert (parts["trimbow"]["entity"], parts["bevespi"]["entity"]) == (1.0, 0.75)
+
+
 def test_a15_member_topic_terms_leave_out_class_names_and_head_words(vocabulary):
     terms = member_topic_terms("antifungal for toenail fungus", vocabulary)
     assert "toenail" in terms and "fungus" in terms

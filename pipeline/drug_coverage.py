@@ -3,7 +3,7 @@
 - A question that names several drugs opens with one chunk of each (A-10): "gleevec vs
   tasigna" should not return ten Tasigna chunks before the first Glivec one.
 - A question that names the substances of a fixed combination asks for that product
-  (A-22): "nirmatrelvir taken together with ritonavir" is Paxlovid, not Norvir.
+  (A-22): "nirmatrelvir taken with ritonavir" is Paxlovid, not Norvir.
 """
 
 from __future__ import annotations
@@ -18,22 +18,27 @@ from pipeline.vocabulary import Vocabulary
 
 __all__ = ["COMPARISON_CUE", "combination_entity_caps", "cover_named_drugs"]
 
-#: Words of a question that weighs drugs against each other or asks how they mix: each
-#: drug's own chunks answer it, not a product of both.
+#: Words of a question that weighs drugs against each other or asks whether they mix:
+#: each drug's own chunks answer it, not a product of both ("can I take X and Y
+#: together", "X vs Y").
 COMPARISON_CUE = re.compile(
     r"\b(?:vs|versus|or|compared?|comparing|comparison|switch\w*|instead|interact\w*|"
-    r"differ\w*|between|alternatives?|better|safer)\b",
+    r"differ\w*|between|alternatives?|better|safer|safe|can (?:i|you|we|he|she|they)|"
+    r"while (?:on|taking|using)|same time)\b",
     re.IGNORECASE,
 )
 
 
 def _substances(names: Sequence[str], vocabulary: Vocabulary) -> frozenset[str]:
-    # each substance by its canonical name: Trimbow's "beclometasone" is beclomethasone
+    # each substance by its canonical name: Trimbow's "beclometasone" is beclomethasone,
+    # a brand ("Paxlovid") its combination's substances
     parts = frozenset().union(*(combination_parts(name) for name in names))
-    return frozenset(
-        canonical.lower()
-        for part in parts
-        for canonical in (vocabulary.match_drug_entities(part, correct_typos=False) or [part])
+    return frozenset().union(
+        *(
+            combination_parts(canonical)
+            for part in parts
+            for canonical in (vocabulary.match_drug_entities(part, correct_typos=False) or [part])
+        )
     )
 
 
@@ -43,18 +48,20 @@ def combination_entity_caps(
     """The highest entity score (R-T2-5) each of ``nodes`` may keep when ``query`` asks
     for a fixed combination (A-22), or None when it does not.
 
-    It does when the drugs ``query`` names (``vocabulary``; a fixed combination counts as
-    its substances) are two substances or more, it weighs none against the others
-    (``COMPARISON_CUE``), and a chunk of ``nodes`` is a product of all of them (the
-    substances of its ``primary_drugs`` include each). Then a product of all keeps 1.0
-    and every other chunk at most 0.75, R-T2-5's score of a chunk that names a drug:
-    Paxlovid's leaflet before Norvir's for "nirmatrelvir taken together with ritonavir".
+    It does when the drugs ``query`` names (``vocabulary``) are two substances or more,
+    it does not weigh them against each other or ask whether they mix
+    (``COMPARISON_CUE``: "X vs Y", "can I take X with Y"), and the ``primary_drugs`` of
+    a chunk of ``nodes`` (names or brands) are those substances, no fewer and no more.
+    Then such a chunk keeps its score and every other chunk at most 0.75, R-T2-5's score
+    of a chunk that names a drug: for "nirmatrelvir taken with ritonavir", Paxlovid's
+    leaflet before Norvir's; for "apixaban and rivaroxaban dosing", Ondexxya (andexanet
+    alfa, which reverses both) is no product of the two.
     """
     wanted = _substances(vocabulary.match_drug_entities(query), vocabulary)
     if len(wanted) < 2 or COMPARISON_CUE.search(query):
         return None
     whole = [
-        wanted <= _substances(parse_drug_list(item.node.metadata.get("primary_drugs")), vocabulary)
+        wanted == _substances(parse_drug_list(item.node.metadata.get("primary_drugs")), vocabulary)
         for item in nodes
     ]
     return [1.0 if covers else 0.75 for covers in whole] if any(whole) else None

@@ -149,9 +149,9 @@ async def post_rrf_rerank(
     Policy ``none`` passes through; ``general`` orders by the scorer alone. In the
     chemical workflow a node with entity score > 0 takes the higher of its similarity
     and its MolFormer cosine (R-T2-9); elsewhere a related drug's entity score can be
-    scaled by topic (A-15). Decisions: ``rerank_t2_domain`` / ``rerank_t2_general`` /
-    ``rerank_t2_passthrough`` / ``rerank_t2_structure``, ``rerank_member_entity_by_topic``.
-    """
+    scaled by topic (A-15) or capped for a fixed combination (A-22). Decisions:
+    ``rerank_t2_domain`` / ``general`` / ``passthrough`` / ``structure`` (``rerank_t2_*``),
+    ``rerank_member_entity_by_topic``, ``rerank_fixed_combination``."""
     policy = policy or settings.policy
     text_nodes = [item for item in nodes if not item.node.is_image]
     image_nodes = [item for item in nodes if item.node.is_image]
@@ -164,7 +164,7 @@ async def post_rrf_rerank(
     # A-11: a reversal question's named drugs are not its answer
     reversal = settings.reversal_agents and policy != RerankPolicy.GENERAL
     reversal = reversal and asks_for_reversal(query)
-    skipped = member_decision = None
+    skipped, fuse_decisions = None, []
     try:
         raw = np.asarray(await cross_encoder(query, text_nodes), dtype=np.float32).reshape(-1)
     except Exception as error:  # R-T2-4: any scorer failure falls back, never raises
@@ -192,7 +192,7 @@ async def post_rrf_rerank(
             for item, value, f in zip(text_nodes, ce, first, strict=True)
         ]
     else:
-        scored, member_decision = _fuse(
+        scored, fuse_decisions = _fuse(
             text_nodes, ce, first, query, intent, vocabulary, settings, reversal
         )
         if intent.workflow == "chemical" and chemical_scores is not None:
@@ -205,7 +205,7 @@ async def post_rrf_rerank(
         key=lambda i: (-scored[i].score_parts["similarity"], -scored[i].score, i),
     )
     ranked = [scored[i] for i in order]
-    decisions = [d for d in (decision, skipped, member_decision) if d]
+    decisions = [d for d in (decision, skipped) if d] + fuse_decisions
     if reversal:
         decisions.append("rerank_reversal_agents")
     elif settings.cover_named_drugs and policy != RerankPolicy.GENERAL:
@@ -322,7 +322,7 @@ def _fuse(
     vocabulary: Vocabulary,
     settings: Tier2Settings,
     reversal: bool = False,
-) -> tuple[list[NodeWithScore], str | None]:  # the fused nodes, A-15's decision
+) -> tuple[list[NodeWithScore], list[str]]:  # the fused nodes, A-15's and A-22's decisions
     weights = settings.weights_for(intent.workflow)
     entity_score = reversal_entity_score if reversal else entity_match_score
     # A-11: "overdose" in "antidote for paracetamol overdose" names the case, not a section
@@ -351,10 +351,10 @@ def _fuse(
     fused = []
     for item, ce_value, first_value in zip(nodes, ce, first, strict=True):
         entity = entity_score(item.node, drugs, settings.entity_window_chars)
-        entity = min(entity, caps[len(fused)]) if caps else entity
         section = section_match_score(item.node, cues, settings.summary_window_chars)
-        # A-7's topic part is read off the entity score before A-15 scales it
+        # A-7's topic part is read off the entity score before A-15 scales it, A-22 caps it
         topic = topic_match_score(item.node, topics) if entity >= 1.0 else 0.0
+        entity = min(entity, caps[len(fused)]) if caps else entity
         if member_topics and entity:
             entity *= topic_match_score(item.node, member_topics)
         xdrug = cross_drug_penalty(item.node, protected, settings.entity_window_chars)
@@ -377,7 +377,8 @@ def _fuse(
         if topics:
             parts["topic"] = topic
         fused.append(_with_similarity(item, final / max(reachable, 1e-9), parts, score=final))
-    return fused, "rerank_member_entity_by_topic" if member_topics else None
+    taken = {"rerank_member_entity_by_topic": member_topics, "rerank_fixed_combination": caps}
+    return fused, [decision for decision, on in taken.items() if on]
 
 
 async def _chemical_rescore(

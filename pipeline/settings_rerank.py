@@ -205,9 +205,9 @@ class Tier2Settings(_Frozen):
     #: drug's own, scores no section part ("overdose" names the case) and skips A-10
     #: (``pipeline.reversal``); ``false``: R-T2-5..6 as for any question (the seed).
     reversal_agents: bool = True
-    #: A-22: a question that names the substances of a fixed combination present in the
-    #: window keeps entity 1.0 for that product's chunks and at most 0.75 for the others
-    #: (``pipeline.drug_coverage.combination_entity_caps``); ``false``: R-T2-5 (the seed).
+    #: A-22: a question that names the substances of a fixed combination in the window
+    #: (no comparison, no "can I take X with Y") caps every other chunk's entity score at
+    #: 0.75 (``pipeline.drug_coverage.combination_entity_caps``); ``false``: R-T2-5.
     fixed_combinations: bool = True
     max_candidates: int = Field(128, ge=1, description="cap on pairs sent to the cross-encoder")
 

@@ -540,8 +540,8 @@ def merge_inn_spellings(drugs: dict[str, dict]) -> int:
     spelling of one drug row's canonical name (``inn_spelling_key``), and any row named
     by a British Approved Name (``BRITISH_APPROVED_NAMES``), merges into that drug row,
     its names as aliases (A-23): "aciclovir" is acyclovir, "beclometasone"
-    beclomethasone, "chlorphenamine" chlorpheniramine, "mesalazine" mesalamine. Returns
-    the number merged."""
+    beclomethasone, "chlorphenamine" chlorpheniramine, "mesalazine" mesalamine; its
+    structure (SMILES) too, where the drug row has none. Returns the number merged."""
     by_key = _drug_rows_by_spelling(drugs.values())
     merged = 0
     for key, row in list(drugs.items()):
@@ -556,6 +556,7 @@ def merge_inn_spellings(drugs: dict[str, dict]) -> int:
         for name in (row["c"], *row["a"]):
             if name != target["c"] and name not in target["a"]:
                 target["a"].append(name)
+        target["s"] = target.get("s") or row.get("s", "")  # a structure search keeps it
         del drugs[key]
         merged += 1
     return merged

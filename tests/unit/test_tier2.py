@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.drug_coverage import combination_entity_caps
 from pipeline.errors import BackendUnavailable
 from pipeline.rerank import (
     boost_terms_for_query,
@@ -552,6 +553,7 @@ async def test_a22_a_fixed_combination_of_the_named_substances_leads(vocabulary,
     assert parts["paxlovid"]["entity"] == 1.0
     assert parts["norvir"]["entity"] == (0.75 if fixed else 1.0)
     assert ids(outcome.nodes)[0] == ("paxlovid" if fixed else "norvir")
+    assert ("rerank_fixed_combination" in outcome.decisions) is fixed
 
 
 @pytest.mark.parametrize(
@@ -559,6 +561,7 @@ async def test_a22_a_fixed_combination_of_the_named_substances_leads(vocabulary,
     [
         "nirmatrelvir versus ritonavir",  # weighs one against the other
         "ritonavir and nirmatrelvir interaction",
+        "can I take ritonavir and nirmatrelvir together",  # whether they mix
         "ritonavir warnings",  # one substance
     ],
 )
@@ -572,6 +575,27 @@ async def test_a22_comparisons_and_single_drugs_keep_r_t2_5(vocabulary, query):
         scores_by_id({"norvir": 1.0, "paxlovid": 0.0}), tier2=Tier2Settings(preset="tuned"),
     )
     assert {item.score_parts["entity"] for item in outcome.nodes} == {1.0}
+
+
+def test_a22_a_brand_in_primary_drugs_is_its_substances(vocabulary):
+    nodes = [
+        hit("norvir", text="Norvir.", primary_drugs=["ritonavir"]),
+        hit("paxlovid", text="Paxlovid.", primary_drugs="Paxlovid"),  # a string, a brand
+        hit("none", text="Nothing."),
+    ]
+    caps = combination_entity_caps(nodes, "nirmatrelvir plus ritonavir", vocabulary)
+    assert caps == [0.75, 1.0, 0.75]
+    assert combination_entity_caps(nodes[:1], "nirmatrelvir plus ritonavir", vocabulary) is None
+
+
+def test_a22_a_product_of_more_substances_is_no_product_of_the_named_ones(vocabulary):
+    # Ondexxya reverses apixaban and rivaroxaban; its primary drugs list all three
+    nodes = [
+        hit("eliquis", text="Eliquis.", primary_drugs=["apixaban"]),
+        hit("ondexxya", text="Ondexxya.",
+            primary_drugs=["andexanet alfa", "apixaban", "rivaroxaban"]),
+    ]
+    assert combination_entity_caps(nodes, "apixaban and rivaroxaban dosing", vocabulary) is None
 
 
 async def test_a22_substances_meet_by_their_canonical_names(vocabulary):

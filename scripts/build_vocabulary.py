@@ -535,20 +535,45 @@ BRITISH_APPROVED_NAMES: dict[str, str] = {
 }
 
 
+#: A drug named with its dosage form or "low-dose": the synonym table keeps the NHS pages'
+#: "salbutamol inhalers", "timolol eye drops", "isotretinoin capsules", "low-dose aspirin"
+#: as rows typed ``other``, and a question that writes them named no drug.
+_WITH_DOSAGE_FORM = re.compile(
+    r"(?:low-dose )?(?P<drug>.+?)(?: (?:eye |ear |nasal )?(?:drops|sprays?|inhalers?|"
+    r"capsules?|tablets?|injections?|cream|ointment|gel|patch(?:es)?|buccal|"
+    r"suppositor(?:y|ies)|spray and drops))?"
+)
+
+
+def _drug_rows_by_name(rows: Iterable[dict]) -> dict[str, dict]:
+    """Drug rows by each of their names, lower-cased; a name two rows share is left out."""
+    by_name: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        if row["t"] == "drug":
+            for name in {row["c"].lower(), *(alias.lower() for alias in row["a"])}:
+                by_name[name].append(row)
+    return {name: found[0] for name, found in by_name.items() if len(found) == 1}
+
+
 def merge_inn_spellings(drugs: dict[str, dict]) -> int:
     """A row typed ``other`` (no DrugBank id or MedlinePlus page) named by another
-    spelling of one drug row's canonical name (``inn_spelling_key``), and any row named
-    by a British Approved Name (``BRITISH_APPROVED_NAMES``), merges into that drug row,
+    spelling of one drug row's canonical name (``inn_spelling_key``) or by a drug's name
+    and a dosage form ("salbutamol inhalers", "low-dose aspirin"), and any row named by
+    a British Approved Name (``BRITISH_APPROVED_NAMES``), merges into that drug row,
     its names as aliases (A-23): "aciclovir" is acyclovir, "beclometasone"
     beclomethasone, "chlorphenamine" chlorpheniramine, "mesalazine" mesalamine; its
     structure (SMILES) too, where the drug row has none. Returns the number merged."""
     by_key = _drug_rows_by_spelling(drugs.values())
+    by_name = _drug_rows_by_name(drugs.values())
     merged = 0
     for key, row in list(drugs.items()):
         approved = drugs.get(BRITISH_APPROVED_NAMES.get(key, ""))
         if row["t"] != "other" and approved is None:
             continue
+        with_form = _WITH_DOSAGE_FORM.fullmatch(key)
+        bare = with_form.group("drug") if with_form else key
         target = approved or by_key.get(inn_spelling_key(row["c"]))
+        target = target or (by_name.get(bare) if bare != key else None)
         if target is None or target is row or target["t"] != "drug":
             continue
         if "/" in row["c"] and approved is None:

@@ -496,12 +496,20 @@ def test_a23_an_other_row_spelt_as_a_drug_merges_into_it(build):
         "mesalazine": {"c": "mesalazine", "t": "drug", "a": ["mesalazina"]},  # a DrugBank row
         "cyclizine": {"c": "cyclizine", "t": "drug", "a": []},
         "ciclizine": {"c": "ciclizine", "t": "drug", "a": []},  # drug rows keep apart
+        "albuterol": {"c": "albuterol", "t": "drug", "a": ["salbutamol"]},
+        "salbutamol inhalers": {"c": "salbutamol inhalers", "t": "other", "a": []},
+        "aspirin": {"c": "aspirin", "t": "drug", "a": []},
+        "low-dose aspirin": {"c": "low-dose aspirin", "t": "other", "a": ["nu-seals"]},
+        "ringer's lactate solution": {"c": "ringer's lactate solution", "t": "other", "a": []},
     }
-    assert build.merge_inn_spellings(drugs) == 3
+    assert build.merge_inn_spellings(drugs) == 5
     assert set(drugs) == {
         "acyclovir", "chlorpheniramine", "pentoxifylline", "pentoxyl", "thyroxin receptor",
-        "mesalamine", "cyclizine", "ciclizine",
+        "mesalamine", "cyclizine", "ciclizine", "albuterol", "aspirin",
+        "ringer's lactate solution",
     }
+    assert drugs["albuterol"]["a"] == ["salbutamol", "salbutamol inhalers"]
+    assert drugs["aspirin"]["a"] == ["low-dose aspirin", "nu-seals"]
     assert drugs["mesalamine"]["a"] == ["mesalazine", "mesalazina"]
     assert drugs["acyclovir"]["a"] == ["zovirax", "aciclovir", "Aciclovir"]
     assert drugs["chlorpheniramine"]["a"] == ["chlorphenamine", "piriton"]  # BRITISH_APPROVED_NAMES
@@ -534,6 +542,9 @@ def test_a23_stored_words_spelt_as_a_drug_become_its_aliases(build):
         ("glyceryl trinitrate spray", "nitroglycerin"),
         ("co-amoxiclav rash", "amoxicillin and clavulanic acid"),
         ("oestradiol patches", "estradiol"),
+        ("isotretinoin capsules", "isotretinoin"),
+        ("travoprost timolol eye drops", "timolol"),
+        ("salbutamol inhalers", "albuterol"),
     ],
 )
 def test_the_shipped_vocabulary_reads_british_and_inn_names(vocabulary, question, drug):

@@ -23,8 +23,9 @@ __all__ = ["COMPARISON_CUE", "combination_entity_caps", "cover_named_drugs"]
 #: together", "X vs Y").
 COMPARISON_CUE = re.compile(
     r"\b(?:vs|versus|or|compared?|comparing|comparison|switch\w*|instead|interact\w*|"
-    r"differ\w*|between|alternatives?|better|safer|safe|can (?:i|you|we|he|she|they)|"
-    r"while (?:on|taking|using)|same time)\b",
+    r"differ\w*|between|alternatives?|better|safer|safe|while (?:on|taking|using)|same time|"
+    r"can (?:i|you|we|he|she|they) (?:take|have|use|give|mix|combine)\b[^.?!]*?"
+    r"\b(?:with|and|together|alongside))\b",
     re.IGNORECASE,
 )
 

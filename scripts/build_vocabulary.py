@@ -516,17 +516,17 @@ def _drug_rows_by_spelling(rows: Iterable[dict]) -> dict[str, dict]:
 
 #: British Approved Names and INNs that no spelling rule reads as the US name of the
 #: same substance (public facts: BNF, USP dictionary). The synonym table keeps each as a
-#: row of its own: typed ``other`` with no identifier (chlorphenamine, co-amoxiclav), or
-#: a drug row with a DrugBank id beside the US name's MeSH row (mesalazine, mesalamine).
+#: row of its own: typed ``other`` with no identifier (chlorphenamine), or a drug row with
+#: a DrugBank id beside the US name's MeSH row (mesalazine, mesalamine). The BNF's
+#: combination names (co-careldopa) are left out: the vocabulary's combination rows
+#: ("levodopa and carbidopa") meet a label written the other way round ("carbidopa and
+#: levodopa") as two drugs, not as the row, and Tier-1's entity filter then drops it.
 BRITISH_APPROVED_NAMES: dict[str, str] = {
     "chlorphenamine": "chlorpheniramine",
     "colecalciferol": "cholecalciferol",
     "glyceryl trinitrate": "nitroglycerin",
     "sodium valproate": "valproic acid",
     "thyroxine": "levothyroxine",
-    "co-amoxiclav": "amoxicillin and clavulanic acid",
-    "co-codamol": "acetaminophen and codeine",
-    "co-careldopa": "levodopa and carbidopa",
     "glycopyrronium": "glycopyrrolate",
     "mesalazine": "mesalamine",
     "levosalbutamol": "levalbuterol",

@@ -562,6 +562,7 @@ async def test_a22_a_fixed_combination_of_the_named_substances_leads(vocabulary,
         "nirmatrelvir versus ritonavir",  # weighs one against the other
         "ritonavir and nirmatrelvir interaction",
         "can I take ritonavir and nirmatrelvir together",  # whether they mix
+        "can you have nirmatrelvir with ritonavir",
         "ritonavir warnings",  # one substance
     ],
 )
@@ -585,6 +586,9 @@ def test_a22_a_brand_in_primary_drugs_is_its_substances(vocabulary):
     ]
     caps = combination_entity_caps(nodes, "nirmatrelvir plus ritonavir", vocabulary)
     assert caps == [0.75, 1.0, 0.75]
+    # "can I" that asks about one product, not whether two mix
+    question = "nirmatrelvir ritonavir tablets: can I use them after the expiry date?"
+    assert combination_entity_caps(nodes, question, vocabulary) == caps
     assert combination_entity_caps(nodes[:1], "nirmatrelvir plus ritonavir", vocabulary) is None
 
 

@@ -54,7 +54,8 @@ def combination_entity_caps(
     (``COMPARISON_CUE``: "X vs Y", "can I take X with Y"), and the ``primary_drugs`` of
     a chunk of ``nodes`` (names or brands) are those substances, no fewer and no more.
     Then such a chunk keeps its score and every other chunk at most 0.75, R-T2-5's score
-    of a chunk that names a drug: for "nirmatrelvir taken with ritonavir", Paxlovid's
+    of a chunk that names a drug (and so no A-7 topic part, which only the named drugs'
+    own chunks take): for "nirmatrelvir taken with ritonavir", Paxlovid's
     leaflet before Norvir's; for "apixaban and rivaroxaban dosing", Ondexxya (andexanet
     alfa, which reverses both) is no product of the two.
     """

@@ -51,8 +51,10 @@ def combination_entity_caps(
 
     It does when the drugs ``query`` names (``vocabulary``) are two substances or more,
     it does not weigh them against each other or ask whether they mix
-    (``COMPARISON_CUE``: "X vs Y", "can I take X with Y"), and the ``primary_drugs`` of
-    a chunk of ``nodes`` (names or brands) are those substances, no fewer and no more.
+    (``COMPARISON_CUE``: "X vs Y", "can I take X with Y"), and one of the
+    ``primary_drugs`` of a chunk of ``nodes`` is a fixed combination (a name or brand) of
+    those substances, no fewer and no more: a literature chunk that names both drugs,
+    each its own entry, is none.
     Then such a chunk keeps its score and every other chunk at most 0.75, R-T2-5's score
     of a chunk that names a drug (and so no A-7 topic part, which only the named drugs'
     own chunks take): for "nirmatrelvir taken with ritonavir", Paxlovid's
@@ -63,7 +65,10 @@ def combination_entity_caps(
     if len(wanted) < 2 or COMPARISON_CUE.search(query):
         return None
     whole = [
-        wanted == _substances(parse_drug_list(item.node.metadata.get("primary_drugs")), vocabulary)
+        any(
+            _substances([name], vocabulary) == wanted
+            for name in parse_drug_list(item.node.metadata.get("primary_drugs"))
+        )
         for item in nodes
     ]
     return [1.0 if covers else 0.75 for covers in whole] if any(whole) else None

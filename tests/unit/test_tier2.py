@@ -600,6 +600,10 @@ def test_a22_a_product_of_more_substances_is_no_product_of_the_named_ones(vocabu
             primary_drugs=["andexanet alfa", "apixaban", "rivaroxaban"]),
     ]
     assert combination_entity_caps(nodes, "apixaban and rivaroxaban dosing", vocabulary) is None
+    # a chunk that names both, each its own entry (R-ING-3 on literature), is no product
+    both = [*nodes, hit("paper", text="Apixaban and rivaroxaban.",
+                        primary_drugs=["apixaban", "rivaroxaban"])]
+    assert combination_entity_caps(both, "apixaban and rivaroxaban dosing", vocabulary) is None
 
 
 async def test_a22_substances_meet_by_their_canonical_names(vocabulary):

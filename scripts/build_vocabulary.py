@@ -564,27 +564,36 @@ def merge_inn_spellings(drugs: dict[str, dict]) -> int:
     beclomethasone, "chlorphenamine" chlorpheniramine, "mesalazine" mesalamine; its
     structure (SMILES) too, where the drug row has none. Returns the number merged."""
     by_key = _drug_rows_by_spelling(drugs.values())
-    by_name = _drug_rows_by_name(drugs.values())
     merged = 0
     for key, row in list(drugs.items()):
         approved = drugs.get(BRITISH_APPROVED_NAMES.get(key, ""))
-        if row["t"] != "other" and approved is None:
-            continue
-        with_form = _WITH_DOSAGE_FORM.fullmatch(key)
-        bare = with_form.group("drug") if with_form else key
-        target = approved or by_key.get(inn_spelling_key(row["c"]))
-        target = target or (by_name.get(bare) if bare != key else None)
-        if target is None or target is row or target["t"] != "drug":
-            continue
-        if "/" in row["c"] and approved is None:
-            continue
-        for name in (row["c"], *row["a"]):
-            if name != target["c"] and name not in target["a"]:
-                target["a"].append(name)
-        target["s"] = target.get("s") or row.get("s", "")  # a structure search keeps it
-        del drugs[key]
-        merged += 1
+        if row["t"] == "other" or approved is not None:
+            target = approved or by_key.get(inn_spelling_key(row["c"]))
+            merged += _merge_into(drugs, key, target, approved is not None)
+    # then the names with a form, against the names merged above ("beclometasone inhalers")
+    by_name = _drug_rows_by_name(drugs.values())
+    for key, row in list(drugs.items()):
+        with_form = _WITH_DOSAGE_FORM.fullmatch(key) if row["t"] == "other" else None
+        if with_form and with_form.group("drug") != key:
+            merged += _merge_into(drugs, key, by_name.get(with_form.group("drug")), False)
     return merged
+
+
+def _merge_into(drugs: dict[str, dict], key: str, target: dict | None, curated: bool) -> int:
+    """Row ``key``'s names (and SMILES, where ``target`` has none) into ``target``, a drug
+    row, and the row out of ``drugs``; a combination only when ``curated``. 1 when
+    merged, else 0."""
+    row = drugs[key]
+    if target is None or target is row or target["t"] != "drug":
+        return 0
+    if "/" in row["c"] and not curated:
+        return 0
+    for name in (row["c"], *row["a"]):
+        if name != target["c"] and name not in target["a"]:
+            target["a"].append(name)
+    target["s"] = target.get("s") or row.get("s", "")  # a structure search keeps it
+    del drugs[key]
+    return 1
 
 
 def stored_spelling_aliases(rows: list[dict], stored: Iterable[str], brands: set[str]) -> int:

@@ -23,9 +23,10 @@ __all__ = ["COMPARISON_CUE", "combination_entity_caps", "cover_named_drugs"]
 #: together", "X vs Y").
 COMPARISON_CUE = re.compile(
     r"\b(?:vs|versus|or|compared?|comparing|comparison|switch\w*|instead|interact\w*|"
-    r"differ\w*|between|alternatives?|better|safer|safe|while (?:on|taking|using)|same time|"
-    r"can (?:i|you|we|he|she|they) (?:take|have|use|give|mix|combine)\b[^.?!]*?"
-    r"\b(?:with|and|together|alongside))\b",
+    r"differ\w*|between|alternatives?|alternating|better|safer|safe|affect\w*|mix\w*|"
+    r"alongside|while (?:on|taking|using)|same time|at once|is it (?:ok|okay|fine|alright)|"
+    r"(?:can|could|may|should|shall) (?:i|you|we|he|she|they|my \w+) (?:safely |still )?"
+    r"(?:take|have|use|give|combine)\b[^.?!]*?\b(?:with|and|together))\b",
     re.IGNORECASE,
 )
 
@@ -50,8 +51,9 @@ def combination_entity_caps(
     for a fixed combination (A-22), or None when it does not.
 
     It does when the drugs ``query`` names (``vocabulary``) are two substances or more,
-    it does not weigh them against each other or ask whether they mix
-    (``COMPARISON_CUE``: "X vs Y", "can I take X with Y"), and one of the
+    none named twice ("Paxlovid and Norvir" names ritonavir beside its combination), it
+    does not weigh them against each other or ask whether they mix (``COMPARISON_CUE``:
+    "X vs Y", "can I take X with Y", "mixing X and Y"), and one of the
     ``primary_drugs`` of a chunk of ``nodes`` is a fixed combination (a name or brand) of
     those substances, no fewer and no more: a literature chunk that names both drugs,
     each its own entry, is none.
@@ -61,9 +63,10 @@ def combination_entity_caps(
     leaflet before Norvir's; for "apixaban and rivaroxaban dosing", Ondexxya (andexanet
     alfa, which reverses both) is no product of the two.
     """
-    wanted = _substances(vocabulary.match_drug_entities(query), vocabulary)
-    if len(wanted) < 2 or COMPARISON_CUE.search(query):
-        return None
+    named = [_substances([drug], vocabulary) for drug in vocabulary.match_drug_entities(query)]
+    wanted = frozenset().union(*named)
+    if len(wanted) < 2 or sum(map(len, named)) > len(wanted) or COMPARISON_CUE.search(query):
+        return None  # "Paxlovid and Norvir" names a part beside its combination
     whole = [
         any(
             _substances([name], vocabulary) == wanted

@@ -563,6 +563,9 @@ async def test_a22_a_fixed_combination_of_the_named_substances_leads(vocabulary,
         "ritonavir and nirmatrelvir interaction",
         "can I take ritonavir and nirmatrelvir together",  # whether they mix
         "can you have nirmatrelvir with ritonavir",
+        "should I take nirmatrelvir with ritonavir",
+        "mixing nirmatrelvir with ritonavir",
+        "does nirmatrelvir affect ritonavir",
         "ritonavir warnings",  # one substance
     ],
 )
@@ -590,6 +593,8 @@ def test_a22_a_brand_in_primary_drugs_is_its_substances(vocabulary):
     question = "nirmatrelvir ritonavir tablets: can I use them after the expiry date?"
     assert combination_entity_caps(nodes, question, vocabulary) == caps
     assert combination_entity_caps(nodes[:1], "nirmatrelvir plus ritonavir", vocabulary) is None
+    # a part named beside its combination: the user asks about both products
+    assert combination_entity_caps(nodes, "Paxlovid and Norvir", vocabulary) is None
 
 
 def test_a22_a_product_of_more_substances_is_no_product_of_the_named_ones(vocabulary):

@@ -463,6 +463,15 @@ def read_drugs(data: Path, brands: set[str]) -> dict[str, dict]:
 _FDA_SUFFIXED_RE = re.compile(r"(?:(?:fam|ado)-)?(?P<inn>.+?)-(?P<suffix>[a-z]{4})")
 
 
+def _move_names(source: dict, target: dict) -> None:
+    """``source`` row's names into ``target``'s aliases, and its SMILES where ``target``
+    has none (a structure search by either name keeps it)."""
+    for name in (source["c"], *source["a"]):
+        if name != target["c"] and name not in target["a"]:
+            target["a"].append(name)
+    target["s"] = target.get("s") or source.get("s", "")
+
+
 def merge_suffixed_biologics(drugs: dict[str, dict], evidence: dict[str, bool]) -> int:
     """Rows named by FDA's suffixed form of a biologic whose INN has its own row
     (``cemiplimab-rwlc``, ``fam-trastuzumab deruxtecan-nxki``) merge into the INN's row,
@@ -474,11 +483,7 @@ def merge_suffixed_biologics(drugs: dict[str, dict], evidence: dict[str, bool]) 
         match = _FDA_SUFFIXED_RE.fullmatch(key)
         if not match or match["suffix"] in _GREEK_NAMES_LOWER or match["inn"] not in drugs:
             continue
-        source, target = drugs.pop(key), drugs[match["inn"]]
-        for name in (source["c"], *source["a"]):
-            if name != target["c"] and name not in target["a"]:
-                target["a"].append(name)
-        target["s"] = target["s"] or source["s"]
+        _move_names(drugs.pop(key), drugs[match["inn"]])
         evidence[match["inn"]] = evidence.get(match["inn"], False) or evidence.pop(key, False)
         merged += 1
     return merged
@@ -504,14 +509,22 @@ def inn_spelling_key(name: str) -> str:
     return key
 
 
-def _drug_rows_by_spelling(rows: Iterable[dict]) -> dict[str, dict]:
-    """Drug rows (single substances) by the spelling key of their canonical name; a key
-    two rows share is left out."""
+def _unique_index(pairs: Iterable[tuple[str, dict]]) -> dict[str, dict]:
+    """``(key, row)`` pairs as a dict; a key that two rows share is left out."""
     by_key: dict[str, list[dict]] = defaultdict(list)
-    for row in rows:
-        if row["t"] == "drug" and "/" not in row["c"]:
-            by_key[inn_spelling_key(row["c"])].append(row)
+    for key, row in pairs:
+        if all(found is not row for found in by_key[key]):
+            by_key[key].append(row)
     return {key: found[0] for key, found in by_key.items() if len(found) == 1}
+
+
+def _drug_rows_by_spelling(rows: Iterable[dict]) -> dict[str, dict]:
+    """Drug rows (single substances) by the spelling key of their canonical name."""
+    return _unique_index(
+        (inn_spelling_key(row["c"]), row)
+        for row in rows
+        if row["t"] == "drug" and "/" not in row["c"]
+    )
 
 
 #: British Approved Names and INNs that no spelling rule reads as the US name of the
@@ -546,13 +559,10 @@ _WITH_DOSAGE_FORM = re.compile(
 
 
 def _drug_rows_by_name(rows: Iterable[dict]) -> dict[str, dict]:
-    """Drug rows by each of their names, lower-cased; a name two rows share is left out."""
-    by_name: dict[str, list[dict]] = defaultdict(list)
-    for row in rows:
-        if row["t"] == "drug":
-            for name in {row["c"].lower(), *(alias.lower() for alias in row["a"])}:
-                by_name[name].append(row)
-    return {name: found[0] for name, found in by_name.items() if len(found) == 1}
+    """Drug rows by each of their names, lower-cased."""
+    return _unique_index(
+        (name.lower(), row) for row in rows if row["t"] == "drug" for name in (row["c"], *row["a"])
+    )
 
 
 def merge_inn_spellings(drugs: dict[str, dict]) -> int:
@@ -588,11 +598,7 @@ def _merge_into(drugs: dict[str, dict], key: str, target: dict | None, curated: 
         return 0
     if "/" in row["c"] and not curated:
         return 0
-    for name in (row["c"], *row["a"]):
-        if name != target["c"] and name not in target["a"]:
-            target["a"].append(name)
-    target["s"] = target.get("s") or row.get("s", "")  # a structure search keeps it
-    del drugs[key]
+    _move_names(drugs.pop(key), target)
     return 1
 
 

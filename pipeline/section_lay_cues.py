@@ -23,6 +23,7 @@ __all__ = [
     "ADVERSE_LAY_CUES",
     "DESCRIPTION_LAY_CUES",
     "DOSAGE_LAY_CUES",
+    "DOSE_RAISED",
     "STORAGE_LAY_CUES",
     "WARNINGS_LAY_CUES",
 ]
@@ -82,6 +83,12 @@ WARNINGS_LAY_CUES: tuple[str, ...] = (
     r"couple of drinks",
 )
 
+#: A dose raised in the past, as a question dates a symptom by it ("the dose went up").
+DOSE_RAISED = (
+    r"(?:went|has gone|had gone|got|was|were|has been|had been) "
+    r"(?:up|increased|raised|upped|doubled)"
+)
+
 #: Section 4 (``adverse_reactions``): the question's own form (a medicine as the subject
 #: of a verb of causing, a symptom since starting it).
 ADVERSE_LAY_CUES: tuple[str, ...] = (
@@ -94,6 +101,10 @@ ADVERSE_LAY_CUES: tuple[str, ...] = (
     r"(?:is|are|was|were) (?:[\w-]+ ){1,2}?linked (?:to|with)",
     r"is (?:it )?(?:normal|common|usual) to (?:feel|get|have|be|lose|gain|put|notice|see)",
     r"since (?:starting|i started|he started|she started|being on|going on|switching)",
+    # a symptom since a dose was raised: "since the Fycompa dose went up"
+    r"since (?:the |my |his |her |their )?(?:[\w-]+ )?doses? " + DOSE_RAISED,
+    r"since (?:they |the doctor |my doctor |the doctors )?(?:upped|increased|raised|doubled) "
+    r"(?:the |my |his |her |their )?(?:[\w-]+ )?doses?",
 )
 
 #: Section 5 (``storage``): "after first opening".

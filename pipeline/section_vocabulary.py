@@ -28,6 +28,7 @@ from pipeline.section_lay_cues import (
     ADVERSE_LAY_CUES,
     DESCRIPTION_LAY_CUES,
     DOSAGE_LAY_CUES,
+    DOSE_RAISED,
     STORAGE_LAY_CUES,
     WARNINGS_LAY_CUES,
 )
@@ -119,7 +120,10 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
         cues=(
             r"dosage",
             r"dosing",
-            r"doses?",
+            # not the modifier of "high-dose methotrexate", "low-dose cytarabine",
+            # "fixed-dose"; not "since the Fycompa dose went up" (when a symptom began:
+            # A-18's side-effect cue, ``pipeline.section_lay_cues``)
+            r"(?<!-)doses?(?! " + DOSE_RAISED + r")",
             r"posology",
             r"how much",
             r"how often",

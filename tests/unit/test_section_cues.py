@@ -45,6 +45,8 @@ pytestmark = pytest.mark.unit
         ("how much Eliquis should I take", "dosage_and_administration"),
         ("I forgot to take my Xarelto", "dosage_and_administration"),
         ("dosing of osimertinib", "dosage_and_administration"),
+        ("pyrukynd dose increase based on hemoglobin", "dosage_and_administration"),
+        ("my dose of Lyrica was increased, how many capsules now", "dosage_and_administration"),
         ("can I drink alcohol with Zydelig", "warnings"),
         ("is Tagrisso safe in pregnancy", "warnings"),
         ("before taking Iressa", "warnings"),
@@ -118,6 +120,9 @@ def test_a5_no_cue_where_no_section_is_asked_for(query):
         ("is Humira linked to lymphoma", "adverse_reactions"),
         ("is it normal to feel tired on Kisqali", "adverse_reactions"),
         ("itchy skin since starting Entresto", "adverse_reactions"),
+        # a symptom dated by a dose that was raised
+        ("room spinning since the Fycompa dose went up", "adverse_reactions"),
+        ("dizzy since they upped my Keppra dose", "adverse_reactions"),
         # section 3's advice in lay words
         ("forgot my Trulicity pen yesterday", "dosage_and_administration"),
         ("can Jakavi tablets be crushed", "dosage_and_administration"),
@@ -191,6 +196,11 @@ def test_a18_no_cue_from_the_same_words_used_otherwise(query):
         ("crushing chest pain on Xarelto", "dosage_and_administration"),
         ("vomiting after every meal on Ozempic", "dosage_and_administration"),
         ("what colour is my urine on rifampicin", "description"),
+        # "dose" as a modifier or a date, not a question about the dose
+        ("rescue after high-dose methotrexate", "dosage_and_administration"),
+        ("glasdegib and low-dose cytarabine for AML", "dosage_and_administration"),
+        ("fixed-dose empagliflozin and linagliptin", "dosage_and_administration"),
+        ("nodding off in class since the Intuniv dose went up", "dosage_and_administration"),
         ("Rekovelle fertility treatment side effects", "warnings"),
         ("do I need to have a drink of water with Fosamax", "warnings"),
     ],

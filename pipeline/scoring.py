@@ -72,13 +72,9 @@ def primary_drug_names(metadata: Mapping[str, Any]) -> frozenset[str]:
     """A node's ``primary_drugs`` (R-ING-3), lower-cased, with each fixed combination's
     parts beside it: Paxlovid's ``nirmatrelvir and ritonavir`` is also ``nirmatrelvir``
     and ``ritonavir``, so a question naming either drug matches the product; and each
-    name's :func:`drug_key`, so the vocabulary's ``nirmatrelvir/ritonavir`` matches it too;
-    and the key of all entries together, so the label "Carbidopa and Levodopa", read as
-    two entries, is the vocabulary's combination ``levodopa and carbidopa`` (co-careldopa)."""
+    name's :func:`drug_key`, so the vocabulary's ``nirmatrelvir/ritonavir`` matches it too."""
     names = {drug.lower() for drug in parse_drug_list(metadata.get("primary_drugs"))}
     keys = {drug_key(name) for name in names}
-    if len(names) > 1:
-        keys.add(drug_key(" / ".join(names)))
     return frozenset(names.union(keys, *(combination_parts(name) for name in names)))
 
 

@@ -531,18 +531,15 @@ def _drug_rows_by_spelling(rows: Iterable[dict]) -> dict[str, dict]:
 #: same substance (public facts: BNF, USP dictionary). The synonym table keeps each as a
 #: row of its own: typed ``other`` with no identifier (chlorphenamine), or a drug row with
 #: a DrugBank id beside the US name's MeSH row (mesalazine, mesalamine). The BNF's
-#: combination names (co-careldopa) name the vocabulary's combination row; a label
-#: written the other way round ("Carbidopa and Levodopa", two entries) meets the row by
-#: the key of all its entries (``pipeline.scoring.primary_drug_names``).
+#: combination names (co-careldopa) are left out: the vocabulary's combination rows
+#: ("levodopa and carbidopa") meet a label written the other way round ("carbidopa and
+#: levodopa") as two drugs, not as the row, and Tier-1's entity filter then drops it.
 BRITISH_APPROVED_NAMES: dict[str, str] = {
     "chlorphenamine": "chlorpheniramine",
     "colecalciferol": "cholecalciferol",
     "glyceryl trinitrate": "nitroglycerin",
     "sodium valproate": "valproic acid",
     "thyroxine": "levothyroxine",
-    "co-amoxiclav": "amoxicillin and clavulanic acid",
-    "co-codamol": "acetaminophen and codeine",
-    "co-careldopa": "levodopa and carbidopa",
     "glycopyrronium": "glycopyrrolate",
     "mesalazine": "mesalamine",
     "levosalbutamol": "levalbuterol",

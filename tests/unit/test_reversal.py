@@ -8,7 +8,6 @@ from pipeline.schema import QueryRetrievalIntent
 from pipeline.scoring import (
     combination_parts,
     cross_drug_penalty,
-    drug_key,
     entity_match_score,
     primary_drug_names,
 )
@@ -128,10 +127,6 @@ def test_combination_parts_and_primary_names():
         "ritonavir",
     }
     assert primary_drug_names({}) == frozenset()
-    # a label that lists a combination's substances as two entries is the combination
-    both = primary_drug_names({"primary_drugs": '["Carbidopa", "Levodopa"]'})
-    assert drug_key("levodopa and carbidopa") in both
-    assert drug_key("carbidopa and entacapone") not in both
 
 
 def test_a_combination_product_is_each_of_its_substances():

@@ -122,21 +122,22 @@ def _dictionary_tokens(
     synonyms: bool,
     per_occurrence: bool = False,
     correct_typos: bool | None = None,
+    conditions: bool = False,
 ) -> list[str]:
     # per_occurrence: one token per hit, so that a synonym weighs what the name it stands
     # for weighs (BM25 term frequency); else each token once. A document is read as
-    # written (correct_typos=False): a short chunk is not a query.
+    # written (correct_typos=False): a short chunk is not a query. conditions: a
+    # condition's lay name or short form also stands for its own name (A-24, queries).
     extra = [_joined(match.group(0)) for match in _PHRASE_RE.finditer(text)]
     extra.extend(greek_variants(text))
     if vocabulary is not None:
         for match in vocabulary.find(text, correct_typos):
             if len(tokens(match.surface)) > 1:
                 extra.append(_joined(match.surface))
-            if (
-                synonyms
-                and match.entity.is_drug
-                and match.surface.lower() != (match.entity.canonical.lower())
-            ):
+            renamed = match.entity.is_drug or (
+                conditions and match.entity.semantic_type == "disease"
+            )
+            if synonyms and renamed and match.surface.lower() != match.entity.canonical.lower():
                 extra.append(match.entity.canonical.lower())
                 if len(tokens(match.entity.canonical)) > 1:
                     extra.append(_joined(match.entity.canonical))
@@ -182,13 +183,17 @@ def lexical_query_text(
     (R-REQ-6); a question that asks what reverses a drug also carries ``REVERSAL_WORDS``
     (A-11, ``settings.reversal_words``), and each word spelled otherwise in the stored
     texts carries that spelling too (A-20, ``settings.spelling_variants``: ``tumor`` ->
-    ``tumour``). With a ``settings.word_form`` other than
-    ``as_written`` (A-8) its words are read in that form, as the indexed text's are, and
-    each word whose form differs follows once as written: an index in that form holds no
-    such word (so it adds nothing there), and a store written before the setting changed
+    ``tumour``), and a condition named by a lay name or short form its own name (A-24,
+    ``settings.condition_names``: ``hep C`` -> ``hepatitis C``). With a
+    ``settings.word_form`` other than ``as_written`` (A-8) its words are read in that
+    form, as the indexed text's are, and each word whose form differs follows once as
+    written: an index in that form holds no such word (so it adds nothing there), and a
+    store written before the setting changed
     still meets ``dosing`` until it is ingested again."""
     settings = settings or LexicalSettings()
-    extra = _dictionary_tokens(query, vocabulary, settings.synonyms)
+    extra = _dictionary_tokens(
+        query, vocabulary, settings.synonyms, conditions=settings.condition_names
+    )
     if settings.reversal_words and asks_for_reversal(query):  # A-11
         extra = list(dict.fromkeys([*extra, *REVERSAL_WORDS]))
     if settings.spelling_variants:  # A-20

@@ -228,6 +228,10 @@ class LexicalSettings(_Frozen):
     #: American) where the stored texts use it ("diarrhea" -> "diarrhoea";
     #: ``pipeline.spelling_variants``); ``false``: the spelling typed only (the seed).
     spelling_variants: bool = True
+    #: A-24: a question that names a condition by a lay name or short form ("high blood
+    #: pressure", "hep C") also asks for the condition's own name ("hypertension",
+    #: "hepatitis C"); ``false``: drug synonyms only (the seed).
+    condition_names: bool = True
 
 
 class RrfSettings(_Frozen):

@@ -60,6 +60,11 @@ of a question is read as, A-19; and with 0 the English and ICD-10-CM words one e
 them, which are no misspellings), and ``indication_symptoms.json`` (per drug, the A-21
 symptom words its own indications use).
 
+Conditions are also read by the names questions use (A-24, ``pipeline/condition_names.py``):
+an ICD-10-CM title less its qualifiers ("hypertension", "hepatitis B") where the labels
+write it, the leaflets' lay names beside a condition ("high blood pressure
+(hypertension)", "herpes zoster (shingles)") and shorthand ("hep B", "covid").
+
 Usage: ``python scripts/build_vocabulary.py [--data ../shared/data] [--out PATH]``.
 """
 
@@ -79,6 +84,12 @@ import yaml
 from wordfreq import top_n_list, zipf_frequency
 
 from pipeline.abbreviations import condition_abbreviations, defined_abbreviations
+from pipeline.condition_names import (
+    core_condition_rows,
+    leaflet_lay_names,
+    other_spelling,
+    short_forms,
+)
 from pipeline.ingest.read_drug_labels import split_local_representatives
 from pipeline.section_symptoms import symptom_lemmas
 from pipeline.spelling import WordSpeller
@@ -109,6 +120,8 @@ COMMON_ALIAS_ZIPF = 3.0
 COMMON_PHRASE_ZIPF = 4.8
 COMMON_CANONICAL_ZIPF = 3.0
 KNOWN_WORD_ZIPF = 2.0
+#: A one-word condition name of A-24 at least this common in English is a plain word.
+COMMON_CONDITION_ZIPF = 4.0
 #: Words of ``TWO_EDIT_WORD`` letters or more (read as a drug two edits away) are known from
 #: this zipf: a long word English text uses is a word, not a misspelt drug ("piperidine"
 #: 1.61 is no piperidione, "fibrinolysis" no fibrinolysin, "trifluoromethyl" no
@@ -774,6 +787,50 @@ def read_curated(data: Path) -> list[dict]:
             }
         )
     return curated
+
+
+def _condition_name(name: str) -> bool:
+    # a one-word title cut short to an English word ("Fusion", "Infection") or a plural
+    # ("disorders", "bands") is no condition; "syphilis", "tetanus" are
+    if " " in name:
+        return _keep(name, "disease", set())
+    if name.isupper():
+        return len(name) >= 3  # an abbreviation ("HIV"), not an English word
+    plural = name.endswith("s") and not name.endswith(("is", "us", "ss", "as"))
+    return not plural and _zipf(name.lower()) < COMMON_CONDITION_ZIPF
+
+
+def add_condition_names(data: Path, rows: list[dict]) -> dict[str, int]:
+    """A-24 (``pipeline.condition_names``): new disease rows for the ICD-10-CM titles less
+    their qualifiers that the labels write, and as aliases of the disease rows the lay
+    names the leaflets pair them with, their shorthand and their names in the spelling of
+    the stored texts ("anaemia"); a name already in ``rows`` stays where it is. Returns
+    how many of each were added."""
+    known = {name.lower(): row for row in rows for name in (row["c"], *row["a"])}
+    with open(data / "vocabulary" / "icd10cm.tsv", encoding="utf-8") as handle:
+        icd = [(row["code"], row["description"]) for row in csv.DictReader(handle, delimiter="\t")]
+    texts = list(label_texts(data))
+    cores = [row for row in core_condition_rows(icd, texts, known) if _condition_name(row["c"])]
+    rows.extend(cores)
+    diseases = [row for row in rows if row["t"] == "disease"]
+    owner = {name.lower(): row for row in diseases for name in (row["c"], *row["a"])}
+    known.update(owner)
+    added = {"core_names": len(cores), "lay_names": 0, "short_forms": 0, "spellings": 0}
+    lay = leaflet_lay_names(texts, owner)
+    stored = stored_word_counts(data)
+    respell = {american_key(word): word for word in sorted(stored) if american_key(word) != word}
+    every = [(row, name) for row in diseases for name in (row["c"], *row["a"])]
+    for kind, pairs in (
+        ("lay_names", [(owner[c], n) for c, names in sorted(lay.items()) for n in names]),
+        ("short_forms", [(r, f) for r, n in every for f in short_forms(n)]),
+        ("spellings", [(r, f) for r, n in every if (f := other_spelling(n, respell))]),
+    ):
+        for row, name in pairs:
+            if name.lower() not in known and filter_reason(name, "disease") is None:
+                row["a"].append(name)
+                known[name.lower()] = row
+                added[kind] += 1
+    return added
 
 
 def _vocabulary_of(rows: list[dict]) -> Vocabulary:
@@ -1510,6 +1567,7 @@ def build(data: Path, out: Path) -> dict:
         *read_genes(data),
         *read_diseases(data),
     ]
+    conditions = add_condition_names(data, rows)
     stored = [word for word, products in stored_word_counts(data).items() if products >= 2]
     stored_spellings = stored_spelling_aliases(rows, sorted(stored), brands)
     classes = read_drug_classes(
@@ -1568,6 +1626,7 @@ def build(data: Path, out: Path) -> dict:
         "inn_spelling_rows_merged": inn_spellings,
         "stored_spelling_aliases": stored_spellings,
         "rare_names_no_typo_target": rare_names,
+        "condition_names": conditions,
     }
 
 

@@ -2,8 +2,8 @@
 
 ICD-10-CM titles are qualified ("Essential (primary) hypertension", "Acute hepatitis B",
 "Influenza due to unidentified influenza virus", "Varicella [chickenpox]"), so a question
-that writes "hypertension", "hepatitis B", "flu" or "chickenpox" named no condition. Three
-sources give the names people write:
+that writes "hypertension", "hepatitis B", "flu" or "chickenpox" named no condition. These
+give the names people write:
 
 - ``core_condition_rows``: each title of the disease chapters less its qualifiers
   (``core_name``), kept where the stored label texts write it at least
@@ -75,6 +75,7 @@ _LEADING_WORDS = frozenset(
     )
 )
 _MAX_LAY_WORDS = 4
+_IN_BRACKETS = re.compile(r"\(([^()]{3,60})\)")
 #: Two words before a run that make it the end of a longer name ("of the pancreas").
 _INSIDE_A_NAME = frozenset({("of", "the"), ("in", "the"), ("on", "the"), ("of", "your")})
 #: Words of a bracket that is a cross-reference or an example, not a name.
@@ -196,11 +197,10 @@ def leaflet_lay_names(texts: list[str], conditions: Iterable[str]) -> dict[str, 
     heart failure)"). A pair must occur ``MIN_STORED_MENTIONS`` times in all and be at
     least ``MIN_PAIRED_SHARE`` of the lay name's uses ("chest" is no name of angina)."""
     names = {c.lower() for c in conditions if len(c) >= 4}
-    pattern = re.compile(r"\(([^()]{3,60})\)")
     before: dict[str, Counter[tuple[str, ...]]] = defaultdict(Counter)
     after: dict[str, Counter[str]] = defaultdict(Counter)
     for text in texts:
-        for match in pattern.finditer(text):
+        for match in _IN_BRACKETS.finditer(text):
             inside = match.group(1).strip()
             # the words since the last punctuation: "stiff neck, incoordination (ataxia)"
             window = text[max(0, match.start() - 200) : match.start()].lower()

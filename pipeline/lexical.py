@@ -183,8 +183,9 @@ def lexical_query_text(
     (R-REQ-6); a question that asks what reverses a drug also carries ``REVERSAL_WORDS``
     (A-11, ``settings.reversal_words``), and each word spelled otherwise in the stored
     texts carries that spelling too (A-20, ``settings.spelling_variants``: ``tumor`` ->
-    ``tumour``), and a condition named by a lay name or short form its own name (A-24,
-    ``settings.condition_names``: ``hep C`` -> ``hepatitis C``). With a
+    ``tumour``), and, with ``settings.condition_names`` (A-24, off by default), a
+    condition named by a lay name or short form its own name (``hep C`` -> ``hepatitis
+    C``). With a
     ``settings.word_form`` other than ``as_written`` (A-8) its words are read in that
     form, as the indexed text's are, and each word whose form differs follows once as
     written: an index in that form holds no such word (so it adds nothing there), and a

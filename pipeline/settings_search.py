@@ -228,10 +228,13 @@ class LexicalSettings(_Frozen):
     #: American) where the stored texts use it ("diarrhea" -> "diarrhoea";
     #: ``pipeline.spelling_variants``); ``false``: the spelling typed only (the seed).
     spelling_variants: bool = True
-    #: A-24: a question that names a condition by a lay name or short form ("high blood
-    #: pressure", "hep C") also asks for the condition's own name ("hypertension",
-    #: "hepatitis C"); ``false``: drug synonyms only (the seed).
-    condition_names: bool = True
+    #: A-24, off by default: a question that names a condition by a lay name or short
+    #: form ("high blood pressure", "hep C") also asks BM25 for the condition's own name
+    #: ("hypertension", "hepatitis C"). On, "covid" asked for "covid-19", which leaflets'
+    #: vaccine warnings write, and three held-out COVID questions lost their answers
+    #: (``eval-results/2026-12-06-condition-names``); the vocabulary's names and R-EXP-1's
+    #: dense suffix carry the condition either way.
+    condition_names: bool = False
 
 
 class RrfSettings(_Frozen):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 __all__ = [
     "ADVERSE_LAY_CUES",
+    "DATED_DOSE",
     "DESCRIPTION_LAY_CUES",
     "DOSAGE_LAY_CUES",
     "DOSE_RAISED",
@@ -89,6 +90,14 @@ DOSE_RAISED = (
     r"(?:up|increased|raised|upped|doubled)"
 )
 
+#: A symptom dated by a dose that was raised ("since the Fycompa dose went up", "since
+#: they upped my dose"): a side-effect cue, inside which "dose" cues no dosage.
+DATED_DOSE: tuple[str, ...] = (
+    r"since (?:the |my |his |her |their )?(?:[\w-]+ )?doses? (?:of [\w-]+ )?" + DOSE_RAISED,
+    r"since (?:they |the doctor |my doctor |the doctors )?(?:upped|increased|raised|doubled"
+    r"|increasing|doubling|upping) (?:the |my |his |her |their )?(?:[\w-]+ )?doses?",
+)
+
 #: Section 4 (``adverse_reactions``): the question's own form (a medicine as the subject
 #: of a verb of causing, a symptom since starting it).
 ADVERSE_LAY_CUES: tuple[str, ...] = (
@@ -102,9 +111,7 @@ ADVERSE_LAY_CUES: tuple[str, ...] = (
     r"is (?:it )?(?:normal|common|usual) to (?:feel|get|have|be|lose|gain|put|notice|see)",
     r"since (?:starting|i started|he started|she started|being on|going on|switching)",
     # a symptom since a dose was raised: "since the Fycompa dose went up"
-    r"since (?:the |my |his |her |their )?(?:[\w-]+ )?doses? " + DOSE_RAISED,
-    r"since (?:they |the doctor |my doctor |the doctors )?(?:upped|increased|raised|doubled) "
-    r"(?:the |my |his |her |their )?(?:[\w-]+ )?doses?",
+    *DATED_DOSE,
 )
 
 #: Section 5 (``storage``): "after first opening".

@@ -26,9 +26,9 @@ from functools import cached_property
 
 from pipeline.section_lay_cues import (
     ADVERSE_LAY_CUES,
+    DATED_DOSE,
     DESCRIPTION_LAY_CUES,
     DOSAGE_LAY_CUES,
-    DOSE_RAISED,
     STORAGE_LAY_CUES,
     WARNINGS_LAY_CUES,
 )
@@ -60,6 +60,9 @@ class SectionWords:
     #: A-18: cues that count only in a question that names a medicine
     #: (``pipeline.section_lay_cues``): "does X cause", "grapefruit", "can I crush"
     lay_cues: tuple[str, ...] = ()
+    #: phrasings inside which this section's cues do not count: "dose" in "since the
+    #: Fycompa dose went up" dates a symptom (``DATED_DOSE``), it asks for no dosage
+    not_within: tuple[str, ...] = ()
 
     @cached_property
     def heading_pattern(self) -> re.Pattern[str] | None:
@@ -75,6 +78,11 @@ class SectionWords:
     def lay_cue_pattern(self) -> re.Pattern[str] | None:
         """``lay_cues`` as one word-bounded, case-insensitive alternation; None when empty."""
         return _alternation(self.lay_cues)
+
+    @cached_property
+    def not_within_pattern(self) -> re.Pattern[str] | None:
+        """``not_within`` as one word-bounded, case-insensitive alternation; None when empty."""
+        return _alternation(self.not_within)
 
     @cached_property
     def within_pattern(self) -> re.Pattern[str] | None:
@@ -121,9 +129,8 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"dosage",
             r"dosing",
             # not the modifier of "high-dose methotrexate", "low-dose cytarabine",
-            # "fixed-dose"; not "since the Fycompa dose went up" (when a symptom began:
-            # A-18's side-effect cue, ``pipeline.section_lay_cues``)
-            r"(?<!-)doses?(?! " + DOSE_RAISED + r")",
+            # "fixed-dose"
+            r"(?<!-)doses?",
             r"posology",
             r"how much",
             r"how often",
@@ -155,6 +162,7 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"empty stomach",
         ),
         lay_cues=DOSAGE_LAY_CUES,
+        not_within=DATED_DOSE,
     ),
     SectionWords(
         "contraindications",
@@ -354,6 +362,10 @@ def heading_section(heading: str) -> str | None:
     return None
 
 
+def _spans(pattern: re.Pattern[str] | None, text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in pattern.finditer(text)] if pattern is not None else []
+
+
 def query_section_cues(
     query: str, seed: bool = False, names_medicine: bool = True
 ) -> tuple[str, ...]:
@@ -369,7 +381,14 @@ def query_section_cues(
     else:
         for row in SECTION_TABLE:
             patterns = [row.cue_pattern, row.lay_cue_pattern if names_medicine else None]
-            starts = [m.start() for p in patterns if p is not None and (m := p.search(query))]
+            aside = _spans(row.not_within_pattern, query)
+            starts = [
+                m.start()
+                for p in patterns
+                if p is not None
+                for m in p.finditer(query)
+                if not any(a <= m.start() < b for a, b in aside)
+            ]
             if starts:
                 found.append((min(starts), row.section))
     found.sort()

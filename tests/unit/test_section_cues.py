@@ -47,6 +47,12 @@ pytestmark = pytest.mark.unit
         ("dosing of osimertinib", "dosage_and_administration"),
         ("pyrukynd dose increase based on hemoglobin", "dosage_and_administration"),
         ("my dose of Lyrica was increased, how many capsules now", "dosage_and_administration"),
+        # a raised dose is a dosage question unless it dates a symptom ("since ...")
+        ("my Ozempic dose went up to 1 mg, which pen should I use", "dosage_and_administration"),
+        (
+            "Keppra dose was increased, is 1500 mg twice a day the maximum",
+            "dosage_and_administration",
+        ),
         ("can I drink alcohol with Zydelig", "warnings"),
         ("is Tagrisso safe in pregnancy", "warnings"),
         ("before taking Iressa", "warnings"),
@@ -62,8 +68,10 @@ pytestmark = pytest.mark.unit
         ("how is Keytruda administered", "dosage_and_administration"),
         ("will Erivedge make my hair fall out", "adverse_reactions"),
         ("does Abilify Maintena make you put on weight", "adverse_reactions"),
-        ("my child accidentally swallowed some of my Valdoxan tablets",
-         "dosage_and_administration"),
+        (
+            "my child accidentally swallowed some of my Valdoxan tablets",
+            "dosage_and_administration",
+        ),
         ("Xeplion initiation regimen day 1 / day 8", "dosage_and_administration"),
         ("Tremfya 100 mg SC wk 0, wk 4 then q8w", "dosage_and_administration"),
         ("can I get my vaccinations while using Cibinqo", "warnings"),
@@ -123,6 +131,8 @@ def test_a5_no_cue_where_no_section_is_asked_for(query):
         # a symptom dated by a dose that was raised
         ("room spinning since the Fycompa dose went up", "adverse_reactions"),
         ("dizzy since they upped my Keppra dose", "adverse_reactions"),
+        ("headache since the dose of Keppra went up", "adverse_reactions"),
+        ("since increasing the Keppra dose I feel sick", "adverse_reactions"),
         # section 3's advice in lay words
         ("forgot my Trulicity pen yesterday", "dosage_and_administration"),
         ("can Jakavi tablets be crushed", "dosage_and_administration"),
@@ -201,6 +211,7 @@ def test_a18_no_cue_from_the_same_words_used_otherwise(query):
         ("glasdegib and low-dose cytarabine for AML", "dosage_and_administration"),
         ("fixed-dose empagliflozin and linagliptin", "dosage_and_administration"),
         ("nodding off in class since the Intuniv dose went up", "dosage_and_administration"),
+        ("dizzy since they upped my Keppra dose", "dosage_and_administration"),
         ("Rekovelle fertility treatment side effects", "warnings"),
         ("do I need to have a drink of water with Fosamax", "warnings"),
     ],
@@ -280,10 +291,14 @@ def test_an_interactions_sub_heading_inside_section_2_answers_the_interactions_c
     cues = detect_retrieval_intent("Tasigna food interaction").section_cues
     assert cues == ("drug_interactions",)
     meta = {"biomed_section": "warnings"}
-    food = Node(node_id="a", text="Tasigna with food and drink Do not take Tasigna with food.",
-                metadata=meta)
-    medicines = Node(node_id="b", text="Other medicines and Tasigna Tell your doctor.",
-                     metadata=meta)
+    food = Node(
+        node_id="a",
+        text="Tasigna with food and drink Do not take Tasigna with food.",
+        metadata=meta,
+    )
+    medicines = Node(
+        node_id="b", text="Other medicines and Tasigna Tell your doctor.", metadata=meta
+    )
     driving = Node(node_id="c", text="Driving and using machines Be careful.", metadata=meta)
     assert section_match_score(food, cues) == 1.0
     assert section_match_score(medicines, cues) == 1.0
@@ -371,9 +386,7 @@ def test_a21_no_side_effect_cue_for_what_a_medicine_treats(query, cues):
 def test_a21_seed_cues_have_no_symptom_cue():
     drugs = ("osimertinib",)
     assert section_cues_for("Tagrisso rash", extended=False, drugs=drugs) == ()
-    assert section_cues_for("Tagrisso rash", extended=True, drugs=drugs) == (
-        "adverse_reactions",
-    )
+    assert section_cues_for("Tagrisso rash", extended=True, drugs=drugs) == ("adverse_reactions",)
     assert section_cues_for("Tagrisso rash", extended=True, drugs=()) == ()
 
 

@@ -800,12 +800,12 @@ def _condition_name(name: str) -> bool:
     return not plural and _zipf(name.lower()) < COMMON_CONDITION_ZIPF
 
 
-def add_condition_names(data: Path, rows: list[dict]) -> dict[str, int]:
+def add_condition_names(data: Path, rows: list[dict], word_counts: Counter[str]) -> dict[str, int]:
     """A-24 (``pipeline.condition_names``): new disease rows for the ICD-10-CM titles less
     their qualifiers that the labels write, and as aliases of the disease rows the lay
     names the leaflets pair them with, their shorthand and their names in the spelling of
     the stored texts ("anaemia"); a name already in ``rows`` stays where it is. Returns
-    how many of each were added."""
+    how many of each were added. ``word_counts``: :func:`stored_word_counts`."""
     known = {name.lower(): row for row in rows for name in (row["c"], *row["a"])}
     with open(data / "vocabulary" / "icd10cm.tsv", encoding="utf-8") as handle:
         icd = [(row["code"], row["description"]) for row in csv.DictReader(handle, delimiter="\t")]
@@ -817,8 +817,9 @@ def add_condition_names(data: Path, rows: list[dict]) -> dict[str, int]:
     known.update(owner)
     added = {"core_names": len(cores), "lay_names": 0, "short_forms": 0, "spellings": 0}
     lay = leaflet_lay_names(texts, owner)
-    stored = stored_word_counts(data)
-    respell = {american_key(word): word for word in sorted(stored) if american_key(word) != word}
+    respell = {
+        american_key(word): word for word in sorted(word_counts) if american_key(word) != word
+    }
     every = [(row, name) for row in diseases for name in (row["c"], *row["a"])]
     for kind, pairs in (
         ("lay_names", [(owner[c], n) for c, names in sorted(lay.items()) for n in names]),
@@ -1567,8 +1568,9 @@ def build(data: Path, out: Path) -> dict:
         *read_genes(data),
         *read_diseases(data),
     ]
-    conditions = add_condition_names(data, rows)
-    stored = [word for word, products in stored_word_counts(data).items() if products >= 2]
+    word_counts = stored_word_counts(data)
+    conditions = add_condition_names(data, rows, word_counts)
+    stored = [word for word, products in word_counts.items() if products >= 2]
     stored_spellings = stored_spelling_aliases(rows, sorted(stored), brands)
     classes = read_drug_classes(
         data, _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])

@@ -58,6 +58,11 @@ _QUALIFIER_TAIL = re.compile(
     r"in pregnancy|following|as the cause of)\b.*)$",
     re.IGNORECASE,
 )
+#: A qualifier that is an unspecified body site ("Effusion, unspecified joint",
+#: "Dissection of unspecified artery"), not the site's absence ("of unspecified site").
+_SITE_QUALIFIER = re.compile(
+    r"^(?:\s+of|\s*,)\s+unspecified\s+(?!(?:site|side)\b(?!\s+of\b))", re.IGNORECASE
+)
 _QUALIFIER_HEAD = re.compile(
     r"^(?:other|unspecified|acute|chronic|essential|primary|secondary)\s+", re.IGNORECASE
 )
@@ -88,8 +93,10 @@ _NOT_LAY_WORDS = frozenset(
 #: Share of a lay name's uses that must pair it with the condition.
 MIN_PAIRED_SHARE = 0.05
 #: The same for a one-word lay name, which a leaflet more often uses in another sense
-#: ("pancreas", "spine", "sleeping").
-MIN_PAIRED_SHARE_ONE_WORD = 0.1
+#: ("pancreas", "spine", "sleeping": under 0.05 each); "hives" pairs with urticaria in
+#: 0.099 of its uses. A common English word is no lay name however often it pairs
+#: (``scripts/build_vocabulary.py``: "wind", "shaking").
+MIN_PAIRED_SHARE_ONE_WORD = 0.08
 
 
 def core_name(description: str) -> list[str]:
@@ -99,26 +106,43 @@ def core_name(description: str) -> list[str]:
     ``"Human immunodeficiency virus [HIV] disease"`` -> ``["Human immunodeficiency virus
     disease", "HIV", "HIV disease"]``. A name joined with "and" / "or" gives none."""
     # a bracket of the qualifier names its cause ("Sepsis due to E. coli [E. coli]")
+    qualifier = _QUALIFIER_TAIL.search(description)
+    # one word less its body site is a kind of finding ("Effusion", "Stenosis", "Cyst"), not
+    # a condition; one that names its tissue is ("Bursitis", "Cellulitis")
+    at_a_site = bool(qualifier and _SITE_QUALIFIER.match(qualifier.group(0)))
     description = _QUALIFIER_TAIL.sub("", description)
-    alternatives = [a for a in _BRACKET.findall(description) if _lay_alternative(a)]
     names = [_BRACKET.sub("", description)]
     bracket = _BRACKET.search(description)
-    if bracket and bracket.end() < len(description) and _lay_alternative(bracket.group(1)):
-        names.append(bracket.group(1))
-        names.append(bracket.group(1) + description[bracket.end() :])
-    else:
-        names.extend(alternatives)
+    if bracket and _lay_alternative(alternative := bracket.group(1)):
+        before, after = description[: bracket.start()], description[bracket.end() :]
+        if _names_the_whole(alternative, before, after):
+            names.append(alternative)
+        if after:
+            names.append(alternative + after)
     cores: list[str] = []
     for name in names:
         name = _QUALIFIER_TAIL.sub("", _PARENTHESIS.sub("", name)).strip()
         while (shorter := _QUALIFIER_HEAD.sub("", name)) != name:
             name = shorter
         words = name.lower().split()
-        if not words or "," in name or name.split()[-1] in _LEADING_WORDS:
-            continue  # a list of names, or one cut short ("Pain in")
+        if not words or "," in name or {name.split()[0], name.split()[-1]} & _LEADING_WORDS:
+            continue  # a list of names, or one cut short ("Pain in", "including ...")
+        if at_a_site and len(words) == 1 and not words[0].endswith("itis"):
+            continue
         if len(name) >= 3 and words[0][0].isalpha() and not set(words) & _JOINING_WORDS:
             cores.append(name)
     return list(dict.fromkeys(cores))
+
+
+def _names_the_whole(alternative: str, before: str, after: str) -> bool:
+    # an abbreviation stands for the words before it ("Human immunodeficiency virus
+    # [HIV]"), and so does a bracket that ends a title without "of" ("Varicella
+    # [chickenpox]") or has a name's several words ("Herpesviral [herpes simplex]
+    # infections"); one word inside a title, or after "X of Y", stands for one word of it
+    # ("mood [affective] disorder", "Complication of respirator [ventilator]")
+    if alternative.isupper():
+        return True
+    return " of " not in f" {before.lower()} " and (" " in alternative or not after)
 
 
 def _lay_alternative(name: str) -> bool:
@@ -209,7 +233,7 @@ def leaflet_lay_names(texts: list[str], conditions: Iterable[str]) -> dict[str, 
                 before[inside.lower()][tuple(head[-_MAX_LAY_WORDS - 2 :])] += 1
             if inside != inside.lower() or re.search(r"[,;:]", inside):
                 continue  # an abbreviation, a proper name or a list, not a lay name
-            for size in range(1, 6):
+            for size in range(1, min(5, len(head)) + 1):  # each run of words once
                 condition = " ".join(head[-size:])
                 if condition in names and (lay := _lay_phrase(_WORD.findall(inside))):
                     after[condition][lay] += 1

@@ -129,8 +129,8 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"dosage",
             r"dosing",
             # not the modifier of "high-dose methotrexate", "low-dose cytarabine",
-            # "fixed-dose"
-            r"(?<!-)doses?",
+            # "fixed-dose"; "can I re-dose" is
+            r"(?:(?<!-)|(?<=\bre-))doses?",
             r"posology",
             r"how much",
             r"how often",

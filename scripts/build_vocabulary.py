@@ -62,8 +62,10 @@ symptom words its own indications use).
 
 Conditions are also read by the names questions use (A-24, ``pipeline/condition_names.py``):
 an ICD-10-CM title less its qualifiers ("hypertension", "hepatitis B") where the labels
-write it, the leaflets' lay names beside a condition ("high blood pressure
-(hypertension)", "herpes zoster (shingles)") and shorthand ("hep B", "covid").
+write it (not one word less its body site: "Effusion, unspecified joint"), the leaflets'
+lay names beside a condition ("high blood pressure (hypertension)", "herpes zoster
+(shingles)"; not a common English word: "wind"), shorthand ("hep B", "covid") and the
+British spelling the stored texts use ("anaemia", "oedema").
 
 Usage: ``python scripts/build_vocabulary.py [--data ../shared/data] [--out PATH]``.
 """
@@ -800,6 +802,12 @@ def _condition_name(name: str) -> bool:
     return not plural and _zipf(name.lower()) < COMMON_CONDITION_ZIPF
 
 
+def _lay_name(name: str) -> bool:
+    # a one-word lay name that is a common English word mostly means something else in a
+    # question ("wind down the dose", "shaking the pen"); "hives" is a name
+    return " " in name or _zipf(name.lower()) < COMMON_CONDITION_ZIPF
+
+
 def add_condition_names(data: Path, rows: list[dict], word_counts: Counter[str]) -> dict[str, int]:
     """A-24 (``pipeline.condition_names``): new disease rows for the ICD-10-CM titles less
     their qualifiers that the labels write, and as aliases of the disease rows the lay
@@ -817,6 +825,7 @@ def add_condition_names(data: Path, rows: list[dict], word_counts: Counter[str])
     known.update(owner)
     added = {"core_names": len(cores), "lay_names": 0, "short_forms": 0, "spellings": 0}
     lay = leaflet_lay_names(texts, owner)
+    lay = {condition: [n for n in names if _lay_name(n)] for condition, names in lay.items()}
     respell = {
         american_key(word): word for word in sorted(word_counts) if american_key(word) != word
     }

@@ -43,6 +43,24 @@ def vocabulary():
         ("Atrial fibrillation and flutter", []),
         ("Sedative, hypnotic, or anxiolytic related disorders", []),
         ("Pain in joint", ["Pain in joint"]),
+        ("Hepatitis A with hepatic coma", ["Hepatitis A"]),
+        # less its body site, one word is a kind of finding, not a condition; a word that
+        # names its tissue, a name of several words or "unspecified site" is one
+        ("Effusion, unspecified joint", []),
+        ("Dissection of unspecified site of aorta", []),
+        ("Cyst of unspecified orbit", []),
+        ("Bursitis, unspecified hand", ["Bursitis"]),
+        ("Varicose veins of unspecified lower extremity with pain", ["Varicose veins"]),
+        ("Osteoarthritis, unspecified site", ["Osteoarthritis"]),
+        # a bracket of one word inside a title, or after "X of Y", renames one word only
+        (
+            "Persistent mood [affective] disorders",
+            ["Persistent mood disorders", "affective disorders"],
+        ),
+        ("Complication of respirator [ventilator]", ["Complication of respirator"]),
+        ("Third [oculomotor] nerve palsy", ["Third nerve palsy", "oculomotor nerve palsy"]),
+        ("Acute obstructive laryngitis [croup]", ["obstructive laryngitis", "croup"]),
+        ("Dentofacial anomalies [including malocclusion]", ["Dentofacial anomalies"]),
     ],
 )
 def test_a24_core_name_drops_the_qualifiers_of_an_icd_title(title, names):
@@ -71,6 +89,13 @@ def test_a24_lay_names_are_pairs_the_leaflets_write_both_ways():
     texts = both + one_way + cause
     names = leaflet_lay_names(texts, ["herpes zoster", "pancreatitis", "shortness of breath"])
     assert names == {"herpes zoster": ["shingles"]}
+
+
+def test_a24_a_bracket_at_a_clause_start_counts_once():
+    # "Herpes zoster (shingles)" at a clause's start is one pair, not one per run length
+    texts = ["Herpes zoster (shingles).", "Shingles (herpes zoster) may occur."]
+    assert leaflet_lay_names(texts, ["herpes zoster"]) == {}
+    assert leaflet_lay_names(texts * 2, ["herpes zoster"]) == {"herpes zoster": ["shingles"]}
 
 
 def test_a24_a_lay_name_used_mostly_otherwise_is_no_name():

@@ -49,6 +49,7 @@ pytestmark = pytest.mark.unit
         ("my dose of Lyrica was increased, how many capsules now", "dosage_and_administration"),
         # a raised dose is a dosage question unless it dates a symptom ("since ...")
         ("my Ozempic dose went up to 1 mg, which pen should I use", "dosage_and_administration"),
+        ("when can I re-dose my EpiPen", "dosage_and_administration"),
         (
             "Keppra dose was increased, is 1500 mg twice a day the maximum",
             "dosage_and_administration",

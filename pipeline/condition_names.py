@@ -160,12 +160,15 @@ def phrase_counts(texts: Iterable[str], phrases: Iterable[str]) -> Counter[str]:
     in ``texts``, word-bounded; one pass over the texts."""
     wanted = {" ".join(_WORD.findall(p.lower())): p for p in phrases}
     wanted.pop("", None)
-    longest = max((len(key.split()) for key in wanted), default=0)
+    longest: dict[str, int] = {}  # per first word, the most words of a phrase it starts
+    for key in wanted:
+        first, *rest = key.split()
+        longest[first] = max(longest.get(first, 0), len(rest) + 1)
     counts: Counter[str] = Counter()
     for text in texts:
         words = _WORD.findall(text.lower())
-        for start in range(len(words)):
-            for size in range(1, min(longest, len(words) - start) + 1):
+        for start, word in enumerate(words):
+            for size in range(1, min(longest.get(word, 0), len(words) - start) + 1):
                 key = " ".join(words[start : start + size])
                 if key in wanted:
                     counts[wanted[key]] += 1

@@ -59,9 +59,14 @@ _QUALIFIER_TAIL = re.compile(
     re.IGNORECASE,
 )
 #: A qualifier that is an unspecified body site ("Effusion, unspecified joint",
-#: "Dissection of unspecified artery"), not the site's absence ("of unspecified site").
+#: "Dissection of unspecified artery", "unspecified site of aorta"), not the site's absence
+#: ("of unspecified site") or another unknown ("unspecified organism", "of unspecified
+#: cell type", "unspecified severity").
 _SITE_QUALIFIER = re.compile(
-    r"^(?:\s+of|\s*,)\s+unspecified\s+(?!(?:site|side)\b(?!\s+of\b))", re.IGNORECASE
+    r"^(?:\s+of|\s*,)?\s+unspecified\s+(?!(?:site|side)\b(?!\s+of\b)|(?:organism|cell|type|"
+    r"severity|behaviou?r|degree|trimester|stage|cause|depth|duration|number|level|time|"
+    r"whether|with|without|as|affecting|of)\b)",
+    re.IGNORECASE,
 )
 _QUALIFIER_HEAD = re.compile(
     r"^(?:other|unspecified|acute|chronic|essential|primary|secondary)\s+", re.IGNORECASE
@@ -108,7 +113,7 @@ def core_name(description: str) -> list[str]:
     # a bracket of the qualifier names its cause ("Sepsis due to E. coli [E. coli]")
     qualifier = _QUALIFIER_TAIL.search(description)
     # one word less its body site is a kind of finding ("Effusion", "Stenosis", "Cyst"), not
-    # a condition; one that names its tissue is ("Bursitis", "Cellulitis")
+    # a condition; it is a name where another title writes it alone ("Gout, unspecified")
     at_a_site = bool(qualifier and _SITE_QUALIFIER.match(qualifier.group(0)))
     description = _QUALIFIER_TAIL.sub("", description)
     names = [_BRACKET.sub("", description)]
@@ -127,7 +132,7 @@ def core_name(description: str) -> list[str]:
         words = name.lower().split()
         if not words or "," in name or {name.split()[0], name.split()[-1]} & _LEADING_WORDS:
             continue  # a list of names, or one cut short ("Pain in", "including ...")
-        if at_a_site and len(words) == 1 and not words[0].endswith("itis"):
+        if at_a_site and len(words) == 1:
             continue
         if len(name) >= 3 and words[0][0].isalpha() and not set(words) & _JOINING_WORDS:
             cores.append(name)
@@ -136,10 +141,11 @@ def core_name(description: str) -> list[str]:
 
 def _names_the_whole(alternative: str, before: str, after: str) -> bool:
     # an abbreviation stands for the words before it ("Human immunodeficiency virus
-    # [HIV]"), and so does a bracket that ends a title without "of" ("Varicella
-    # [chickenpox]") or has a name's several words ("Herpesviral [herpes simplex]
-    # infections"); one word inside a title, or after "X of Y", stands for one word of it
-    # ("mood [affective] disorder", "Complication of respirator [ventilator]")
+    # [HIV]"); in a title without "of", so does a bracket of several words ("Herpesviral
+    # [herpes simplex] infections") or one that ends the title ("Varicella [chickenpox]").
+    # One word inside a title, or any after "X of Y", stands for one word of it ("mood
+    # [affective] disorder", "Complication of respirator [ventilator]"): no name alone,
+    # only with the words after it ("affective disorder")
     if alternative.isupper():
         return True
     return " of " not in f" {before.lower()} " and (" " in alternative or not after)

@@ -65,7 +65,7 @@ an ICD-10-CM title less its qualifiers ("hypertension", "hepatitis B") where the
 write it (not one word less its body site: "Effusion, unspecified joint"), the leaflets'
 lay names beside a condition ("high blood pressure (hypertension)", "herpes zoster
 (shingles)"; not a common English word: "wind"), shorthand ("hep B", "covid") and the
-British spelling the stored texts use ("anaemia", "oedema").
+British spelling the stored texts use ("anaemia", "haemophilia").
 
 Usage: ``python scripts/build_vocabulary.py [--data ../shared/data] [--out PATH]``.
 """

@@ -44,12 +44,16 @@ def vocabulary():
         ("Sedative, hypnotic, or anxiolytic related disorders", []),
         ("Pain in joint", ["Pain in joint"]),
         ("Hepatitis A with hepatic coma", ["Hepatitis A"]),
-        # less its body site, one word is a kind of finding, not a condition; a word that
-        # names its tissue, a name of several words or "unspecified site" is one
+        # less its body site, one word is a kind of finding, not a condition (it is one
+        # where another title writes it alone); a name of several words is one, and so is
+        # a name whose "unspecified" is no site
         ("Effusion, unspecified joint", []),
         ("Dissection of unspecified site of aorta", []),
         ("Cyst of unspecified orbit", []),
-        ("Bursitis, unspecified hand", ["Bursitis"]),
+        ("Furuncle unspecified hand", []),
+        ("Sepsis, unspecified organism", ["Sepsis"]),
+        ("Leukemia of unspecified cell type", ["Leukemia"]),
+        ("Hemiplegia, unspecified affecting unspecified side", ["Hemiplegia"]),
         ("Varicose veins of unspecified lower extremity with pain", ["Varicose veins"]),
         ("Osteoarthritis, unspecified site", ["Osteoarthritis"]),
         # a bracket of one word inside a title, or after "X of Y", renames one word only

@@ -109,7 +109,8 @@ def core_name(description: str) -> list[str]:
     (primary) hypertension"`` -> ``["hypertension"]``, ``"Varicella [chickenpox]"`` ->
     ``["Varicella", "chickenpox"]`` (the first is the name, the rest its aliases),
     ``"Human immunodeficiency virus [HIV] disease"`` -> ``["Human immunodeficiency virus
-    disease", "HIV", "HIV disease"]``. A name joined with "and" / "or" gives none."""
+    disease", "HIV", "HIV disease"]``. A name joined with "and" / "or" gives none, and so
+    does one word less an unspecified body site (``"Effusion, unspecified joint"``)."""
     # a bracket of the qualifier names its cause ("Sepsis due to E. coli [E. coli]")
     qualifier = _QUALIFIER_TAIL.search(description)
     # one word less its body site is a kind of finding ("Effusion", "Stenosis", "Cyst"), not

@@ -12,13 +12,11 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-# --no-compile: pip byte-compiles every installed module (torch's thousands: over a minute
-# here); Python compiles the ones a run imports, once, on first import instead
 PIP=".venv/bin/python -m pip"
 $PIP install -q --upgrade pip
-$PIP install -q --no-compile torch==2.14.1 torchvision==0.29.1
-$PIP install -q --no-compile -c requirements.lock -e '.[dev,llamaindex,langchain]'  # + the framework adapters' extras (tests)
+$PIP install -q torch==2.14.1 torchvision==0.29.1
+$PIP install -q -c requirements.lock -e '.[dev,llamaindex,langchain]'  # + the framework adapters' extras (tests)
 # rxnfp ships the offline SMILES BERT; its declared deps are not needed (and would pull old pins).
-$PIP install -q --no-compile --no-deps rxnfp==0.1.0
+$PIP install -q --no-deps rxnfp==0.1.0
 echo "$want" > "$stamp"
 echo "setup: .venv ready"

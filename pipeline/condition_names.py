@@ -116,7 +116,8 @@ def core_name(description: str) -> list[str]:
     # one word less its body site is a kind of finding ("Effusion", "Stenosis", "Cyst"), not
     # a condition; it is a name where another title writes it alone ("Gout, unspecified")
     at_a_site = bool(qualifier and _SITE_QUALIFIER.match(qualifier.group(0)))
-    description = _QUALIFIER_TAIL.sub("", description)
+    if qualifier:  # the tail runs to the title's end: one match at most
+        description = description[: qualifier.start()]
     names = [_BRACKET.sub("", description)]
     bracket = _BRACKET.search(description)
     if bracket and _lay_alternative(alternative := bracket.group(1)):

@@ -53,9 +53,9 @@ _PARENTHESIS = re.compile(r"\s*\([^)]*\)")
 #: also lists names ("Sedative, hypnotic, or anxiolytic related disorders").
 _QUALIFIER_TAIL = re.compile(
     r"(?:\s*,\s*(?:unspecified|not elsewhere classified|site not specified|single episode|"
-    r"recurrent|initial encounter|without|with)\b.*|\s+(?:due to|without|with|in diseases "
-    r"classified elsewhere|not elsewhere classified|of unspecified|unspecified|complicating|"
-    r"in pregnancy|following|as the cause of)\b.*)$",
+    r"recurrent|initial encounter|without|with)\b.*|\s+(?:not due to|due to|without|with|"
+    r"in diseases classified elsewhere|not elsewhere classified|of unspecified|unspecified|"
+    r"complicating|in pregnancy|following|as the cause of)\b.*)$",
     re.IGNORECASE,
 )
 #: A qualifier that is an unspecified body site ("Effusion, unspecified joint",
@@ -184,13 +184,18 @@ def phrase_counts(texts: Iterable[str], phrases: Iterable[str]) -> Counter[str]:
 
 
 def core_condition_rows(
-    icd: Iterable[tuple[str, str]], texts: list[str], known: dict[str, object]
+    icd: Iterable[tuple[str, str]],
+    texts: list[str],
+    known: dict[str, object],
+    respell: Mapping[str, str] | None = None,
 ) -> list[dict]:
     """New disease rows (``{"c", "t": "disease", "a"}``) from ICD-10-CM ``(code,
     description)`` pairs of ``DISEASE_CHAPTERS``: each :func:`core_name` that is no name
     in ``known`` (lower case) and that ``texts`` (the stored labels) write at least
-    ``MIN_STORED_MENTIONS`` times, with its bracketed alternatives as aliases (the name
-    written most is the row's name). Adds the new names to ``known``."""
+    ``MIN_STORED_MENTIONS`` times, in its own spelling or its :func:`other_spelling` by
+    ``respell`` ("haemorrhoids" counts for "hemorrhoids"), with its bracketed
+    alternatives as aliases (the name written most is the row's name). Adds the new
+    names to ``known``."""
     candidates: dict[str, list[str]] = {}
     for code, description in icd:
         if code[:1] not in DISEASE_CHAPTERS:
@@ -199,7 +204,11 @@ def core_condition_rows(
         if names and names[0].lower() not in known:
             aliases = candidates.setdefault(names[0].lower(), [names[0]])
             aliases.extend(name for name in names[1:] if name not in aliases)
-    counts = phrase_counts(texts, [name for names in candidates.values() for name in names])
+    spelt = {n: other_spelling(n, respell or {}) for names in candidates.values() for n in names}
+    counts = phrase_counts(texts, [*spelt, *filter(None, spelt.values())])
+    for name, other in spelt.items():
+        if other and other != name:
+            counts[name] += counts[other]
     rows = []
     for names in candidates.values():
         names = [name for name in names if name.lower() not in known]

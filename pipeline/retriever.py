@@ -21,6 +21,7 @@ from pipeline.errors import BackendUnavailable, DeadlineExceeded
 from pipeline.expansion import expand
 from pipeline.fusion import dedupe_cross_collection, inject_supplement_candidates, merge_rrf
 from pipeline.intent import detect_retrieval_intent
+from pipeline.lay_names import glossed_lay_names
 from pipeline.pagination import assemble_response
 from pipeline.plan_recall import PlanRecall, PlanResult
 from pipeline.ports import RetrieverPorts
@@ -159,8 +160,9 @@ class Retriever:
     def _intent(self, query: str, trace: list[StageTrace]) -> tuple[QueryRetrievalIntent, str]:
         """SPEC.md section 2, once per request (R-INT-7), and the question as every later
         stage reads it: with its misspelt drug names (A-12) and other misspelt words
-        (A-19, ``pipeline.spelling``) corrected, the intent read
-        from that text and the corrections kept. The entities found, the corrections and
+        (A-19, ``pipeline.spelling``) corrected, the intent read from that text and the
+        corrections kept, then its lay condition names glossed with the clinical name
+        (A-25, ``pipeline.lay_names``). The entities found, the corrections and
         the text searched in the trace (``entities:a,b``, ``corrected:x→y``,
         ``searched_as:...``)."""
         stage = Stage("intent", items_in=1)
@@ -177,6 +179,11 @@ class Retriever:
             self.settings.routing.chemical_collection,
             self.settings.routing.extended_section_cues,
         ).model_copy(update={"corrections": corrections})
+        # A-25 after the intent: a gloss names the condition the question named, and its
+        # words ask for no section ("morning sickness (nausea and vomiting of pregnancy)"
+        # is no question about pregnancy warnings)
+        if self.settings.routing.gloss_lay_names:
+            searched = glossed_lay_names(searched, self.vocabulary)
         found = ",".join(entity.canonical for entity in self.vocabulary.match_entities(searched))
         decisions = [f"workflow:{intent.workflow}"]
         decisions += [f"entities:{found}"] if found else []

@@ -96,6 +96,10 @@ class RoutingSettings(_Frozen):
     #: from (``pipeline.spelling``), and every stage reads it so. False corrects drug
     #: names only (A-12).
     correct_misspelt_words: bool = True
+    #: A-25: a condition the question names by a lay name only ("piles", "bedwetting")
+    #: gets its clinical name in brackets after it, and every stage reads it so ("piles
+    #: (haemorrhoids)"; ``pipeline.lay_names``). False: the words as typed (the seed).
+    gloss_lay_names: bool = True
     #: R-RT-5: a text question that names a drug also searches the chemical collection.
     #: False routes it to text only (a structure question still goes to chemistry, R-RT-3).
     chemical_for_drug_queries: bool = True

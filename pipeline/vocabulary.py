@@ -201,9 +201,9 @@ class Vocabulary:
 
         File format: a header object ``{"format": "biomed-vocabulary", "version": 1,
         "sources": [...], "stop_names": [...]}`` then one object per entity with keys
-        ``c`` (canonical), ``t`` (type), ``a`` (aliases), ``cs`` (names matched exactly as
-        written), ``g`` (guarded names: as written, inside a mixed-case sentence only),
-        ``nt`` (``rare_names``), ``r`` (related drugs), ``p`` (pathways), ``cui``, ``s`` (SMILES).
+        ``c`` (canonical), ``t`` (type), ``a`` (aliases), ``cs`` (names matched as written),
+        ``g`` (guarded: as written, in a mixed-case sentence only), ``nt`` (``rare_names``),
+        ``r`` (related drugs), ``p`` (pathways), ``cui``, ``s`` (SMILES), ``l`` (lay names).
 
         Raises:
             FileNotFoundError: the file does not exist.

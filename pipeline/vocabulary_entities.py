@@ -34,7 +34,9 @@ class Entity:
     ``semantic_type`` is one of ``drug``, ``gene``, ``disease``, ``pathway``, ``class``
     (a drug class: ``SGLT2 inhibitors``, whose ``related_drugs`` are its members),
     ``other``; ``related_drugs`` and ``pathways`` keep their curated order. ``smiles`` is
-    set for drugs whose structure is known (R-ING-5 back-fill).
+    set for drugs whose structure is known (R-ING-5 back-fill). ``lay_names`` are the
+    aliases that are everyday names of a condition ("piles" of haemorrhoids), which a
+    question is glossed with the canonical name beside (A-25, ``pipeline.lay_names``).
     """
 
     canonical: str
@@ -44,6 +46,7 @@ class Entity:
     pathways: tuple[str, ...] = ()
     cui: str = ""
     smiles: str = ""
+    lay_names: tuple[str, ...] = ()
 
     @property
     def is_drug(self) -> bool:
@@ -86,6 +89,7 @@ def merge_entities(first: Entity, second: Entity) -> Entity:
         pathways=union(first.pathways, second.pathways),
         cui=first.cui or second.cui,
         smiles=first.smiles or second.smiles,
+        lay_names=union(first.lay_names, second.lay_names),
     )
 
 

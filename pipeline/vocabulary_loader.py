@@ -99,6 +99,7 @@ def read_vocabulary_file(path: str | Path | None = None) -> VocabularyFile:
                 pathways=tuple(row.get("p", ())),
                 cui=row.get("cui", ""),
                 smiles=row.get("s", ""),
+                lay_names=tuple(row.get("l", ())),
             )
             entities.append(entity)
             if row.get("cs"):

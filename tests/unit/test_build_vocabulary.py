@@ -86,6 +86,12 @@ def test_the_shipped_vocabulary_reads_the_thyroid_gland_as_no_drug():
         ("gold", "canonical", "common word"),
         ("plan b", "alias", "common word"),
         ("blood group", "alias", "common word"),
+        ("at 10", "alias", "common word"),  # dihydrotachysterol: "at 10 weeks pregnant"
+        ("AT-10", "alias", "common word"),
+        ("at10", "alias", "common word"),
+        ("B 12", "alias", None),  # a letter and a number is a name
+        ("AT1", "gene alias", None),  # a gene's symbol is matched as written
+        ("gas-x", "alias", None),  # no number
         ("mesylate, imatinib", "alias", "inverted form"),
         ("Gleevec", "alias", None),
         ("osimertinib", "canonical", None),
@@ -550,3 +556,39 @@ def test_a23_stored_words_spelt_as_a_drug_become_its_aliases(build):
 )
 def test_the_shipped_vocabulary_reads_british_and_inn_names(vocabulary, question, drug):
     assert drug in vocabulary.match_drug_entities(question)
+
+
+def test_a25_curated_lay_names_join_the_row_of_their_clinical_name(build, monkeypatch):
+    rows = [
+        {"c": "Enuresis", "t": "disease", "a": []},
+        {"c": "Whooping cough", "t": "disease", "a": ["pertussis"]},
+        {"c": "bivalirudin", "t": "drug", "a": ["BV-1"]},
+    ]
+    known = {name.lower(): row for row in rows for name in (row["c"], *row["a"])}
+    table = {
+        "enuresis": ("bedwetting",),
+        "pertussis": ("whooping cough",),  # the row's own name: nothing to gloss
+        "bacterial vaginosis": ("BV", "BV-1"),  # no row yet; "BV-1" is another row's
+    }
+    monkeypatch.setattr(build, "CURATED_LAY_NAMES", table)
+    assert build.add_curated_lay_names(rows, known) == 2
+    assert rows[0] == {"c": "Enuresis", "t": "disease", "a": ["bedwetting"], "l": ["bedwetting"]}
+    assert "l" not in rows[1]
+    assert rows[3] == {"c": "bacterial vaginosis", "t": "disease", "a": ["BV"], "l": ["BV"],
+                       "cs": ["BV"]}  # fmt: skip
+    assert known["bv-1"] is rows[2]
+
+
+def test_the_shipped_vocabulary_reads_lay_condition_names(vocabulary):
+    for lay, condition in [
+        ("bedwetting", "Enuresis"),
+        ("piles", "haemorrhoids"),
+        ("BV", "bacterial vaginosis"),
+        ("heroin addiction", "Opioid dependence"),
+        ("high blood pressure", "hypertension"),  # the leaflets' own pair (A-24)
+    ]:
+        entity = vocabulary.get(lay)
+        assert entity is not None and entity.canonical == condition
+        assert lay in entity.lay_names
+    # "at 10 weeks pregnant" names no drug (AT-10 is dihydrotachysterol)
+    assert vocabulary.match_entities("sickness at 10 weeks") == []

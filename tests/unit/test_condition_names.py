@@ -65,6 +65,7 @@ def vocabulary():
         ("Third [oculomotor] nerve palsy", ["Third nerve palsy", "oculomotor nerve palsy"]),
         ("Acute obstructive laryngitis [croup]", ["obstructive laryngitis", "croup"]),
         ("Dentofacial anomalies [including malocclusion]", ["Dentofacial anomalies"]),
+        ("Enuresis not due to a substance or known physiological condition", ["Enuresis"]),
     ],
 )
 def test_a24_core_name_drops_the_qualifiers_of_an_icd_title(title, names):
@@ -84,6 +85,16 @@ def test_a24_core_rows_need_the_labels_to_write_the_name():
     assert "hypertension" in known
     # a name the vocabulary already has stays where it is
     assert core_condition_rows(icd, texts, {"hypertension": {}}) == []
+
+
+def test_a24_core_rows_count_the_name_in_the_spelling_the_labels_use():
+    # ICD writes "hemorrhoids"; the leaflets "haemorrhoids" (A-25's "piles" needs the row)
+    texts = ["haemorrhoids (piles)", "bleeding haemorrhoids", "haemorrhoids"]
+    icd = [("K649", "Unspecified hemorrhoids")]
+    assert core_condition_rows(icd, texts, {}) == []
+    respell = {"hemorrhoids": "haemorrhoids"}
+    rows = core_condition_rows(icd, texts, {}, respell)
+    assert rows == [{"c": "hemorrhoids", "t": "disease", "a": []}]
 
 
 def test_a24_lay_names_are_pairs_the_leaflets_write_both_ways():

@@ -433,3 +433,27 @@ async def test_a13_a_question_without_drugs_gets_the_profile_fusion(
     plan = next(stage for stage in response.trace if stage.name == "plan:biomed_text")
     weighting = "uniform" if fusion == "replace" else "pool_idf"
     assert f"hybrid_alpha:0.3:{fusion}:{weighting}" in plan.decisions
+
+
+@pytest.mark.parametrize("glossed", [True, False])
+async def test_a25_every_stage_reads_a_lay_condition_name_glossed(stores, vocabulary, glossed):
+    encoders = {"pubmedbert": TextCountingEncoder()}
+    routing = {"gloss_lay_names": glossed}
+    retriever = make_retriever(stores, vocabulary, encoders=encoders, routing=routing)
+    response = await retriever.search(SearchRequest(query="cream for piles"))
+    intent = next(stage for stage in response.trace if stage.name == "intent")
+    assert ("searched_as:cream for piles (haemorrhoids)" in intent.decisions) is glossed
+    encoded = " ".join(encoders["pubmedbert"].texts)
+    assert ("cream for piles (haemorrhoids)" in encoded) is glossed
+    assert "cream for piles" in encoded
+
+
+async def test_a25_the_intent_is_read_before_the_gloss(stores, vocabulary):
+    # "(nausea and vomiting of pregnancy)" would cue the pregnancy warnings; the question
+    # asked for a treatment
+    response = await make_retriever(stores, vocabulary).search(
+        SearchRequest(query="tablets for morning sickness")
+    )
+    intent = next(stage for stage in response.trace if stage.name == "intent")
+    assert any("(nausea and vomiting of pregnancy)" in d for d in intent.decisions)
+    assert response.intent.section_cues == ()

@@ -1,0 +1,75 @@
+"""A-25: a question's lay condition names glossed with the clinical name."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.lay_names import glossed_lay_names, lay_name_glosses
+from pipeline.vocabulary import Vocabulary
+from pipeline.vocabulary_entities import Entity
+
+
+@pytest.fixture(scope="module")
+def small() -> Vocabulary:
+    return Vocabulary(
+        [
+            Entity(
+                "Enuresis",
+                "disease",
+                ("bedwetting", "nocturnal enuresis"),
+                lay_names=("bedwetting",),
+            ),
+            Entity("hypoglycemia", "disease", ("hypoglycaemia", "hypo"), lay_names=("hypo",)),
+            Entity("bacterial vaginosis", "disease", ("BV",), lay_names=("BV",)),
+            Entity("hepatitis B", "disease", ("hep B",)),  # a short form, not a lay name
+            Entity("osimertinib", "drug", ("Tagrisso",)),
+        ],
+        case_sensitive_names={"bacterial vaginosis": ["BV"]},
+        known_words=(),
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "glossed"),
+    [
+        ("bedwetting in a 7 year old", "bedwetting (enuresis) in a 7 year old"),
+        ("a bad hypo at night", "a bad hypo (hypoglycemia) at night"),
+        ("my GP thinks it's BV", "my GP thinks it's BV (bacterial vaginosis)"),
+        # both lay names, each glossed at its own place
+        ("BV or a hypo?", "BV (bacterial vaginosis) or a hypo (hypoglycemia)?"),
+        # once per condition, at its first lay name
+        ("bedwetting and more bedwetting", "bedwetting (enuresis) and more bedwetting"),
+    ],
+)
+def test_a25_a_lay_name_gets_the_clinical_name_beside_it(small, question, glossed):
+    assert glossed_lay_names(question, small) == glossed
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "bedwetting (nocturnal enuresis) at 7",  # the question names it already
+        "hep B vaccine",  # a short form is no lay name
+        "Tagrisso and nausea",  # a drug's other name is left as written
+        "a hypo-allergenic cream",  # inside a hyphenated word
+        "inherited bedwetting (primary enuresis)",  # the question glosses it itself
+        "bv",  # a capitalised abbreviation only as written
+        "no condition here",
+    ],
+)
+def test_a25_a_question_without_a_lay_name_alone_is_unchanged(small, question):
+    assert glossed_lay_names(question, small) == question
+    assert lay_name_glosses(question, small) == []
+
+
+def test_a25_the_shipped_vocabulary_glosses_everyday_names(vocabulary):
+    # the leaflets' own pairs and the curated table (pipeline.lay_condition_table)
+    assert glossed_lay_names("high blood pressure", vocabulary) == (
+        "high blood pressure (hypertension)"
+    )
+    assert glossed_lay_names("something for piles", vocabulary) == (
+        "something for piles (haemorrhoids)"
+    )
+    assert glossed_lay_names("tablet for heroin addiction", vocabulary) == (
+        "tablet for heroin addiction (opioid dependence)"
+    )

@@ -9,8 +9,11 @@ that name (a new row where there is none) unless another row already owns them. 
 facts: the names of the NHS Health A to Z and MedlinePlus health topics.
 
 Left out on purpose: lay names that are symptoms the leaflets list as side effects in
-the same words ("sore throat", "hair loss", "indigestion"; A-21 reads those), and names
-with another common sense ("fits", "the runs", "reflux" alone, "ED", "AF").
+the same words ("sore throat", "hair loss", "feeling sick"; A-21 reads those), names
+with another common sense ("fits", "the runs", "reflux" alone, "ED", "AF"), and A-6's
+clinical abbreviations ("UTI"). The leaflets' own pairs are aliases (A-24) but no
+glosses: they pair symptoms ("loss of appetite (anorexia)") and run either way
+("pertussis (whooping cough)").
 """
 
 from __future__ import annotations
@@ -36,11 +39,11 @@ CURATED_LAY_NAMES: dict[str, tuple[str, ...]] = {
     "nausea and vomiting of pregnancy": ("morning sickness",),
     # urology and children
     "enuresis": ("bedwetting", "bed-wetting", "bed wetting"),
-    "urinary tract infection": ("water infection", "bladder infection", "UTI"),
+    "urinary tract infection": ("water infection", "bladder infection"),
     "benign prostatic hyperplasia": ("enlarged prostate", "BPH"),
     "erectile dysfunction": ("impotence", "erection problems"),
     # hormones and metabolism
-    "hypothyroidism": ("underactive thyroid", "underactive thyroid gland"),
+    "hypothyroidism": ("underactive thyroid", "underactive thyroid gland", "hypo thyroid"),
     "hyperthyroidism": ("overactive thyroid", "overactive thyroid gland"),
     "hypoglycaemia": ("hypo", "hypos", "low blood sugar"),
     "hyperglycaemia": ("high blood sugar",),
@@ -57,6 +60,9 @@ CURATED_LAY_NAMES: dict[str, tuple[str, ...]] = {
     "atrial fibrillation": ("AFib", "A-fib"),
     "pulmonary embolism": ("blood clot in the lung", "blood clot in the lungs"),
     "pertussis": ("whooping cough",),
+    "influenza": ("flu",),
+    "gastroenteritis": ("stomach flu", "tummy bug"),  # no influenza: the longer name wins
+    "zoster": ("shingles",),
     "tuberculosis": ("TB",),
     "sepsis": ("blood poisoning",),
     # skin, eyes and ears

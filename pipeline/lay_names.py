@@ -6,14 +6,15 @@ condition, but only the dense query's R-EXP-1 suffix carried its name: BM25 and 
 cross-encoder still read the lay word alone. Here the question every stage reads gets the
 clinical name in brackets after the lay one, as the leaflets themselves write the pair:
 "something for piles" -> "something for piles (haemorrhoids)". The lay names are the
-vocabulary's ``Entity.lay_names`` (the leaflets' own pairs and a curated table,
-``scripts/build_vocabulary.py``), so the other names of a condition ("hep B", "covid")
-are left as written.
+vocabulary's ``Entity.lay_names``, from a curated table (``pipeline.lay_condition_table``),
+so the other names of a condition ("hep B", "covid", the leaflets' own pairs) are left
+as written.
 """
 
 from __future__ import annotations
 
 from pipeline.text import match_key
+from pipeline.text_normalise import _DASHES
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["glossed_lay_names", "lay_name_glosses"]
@@ -42,7 +43,8 @@ def lay_name_glosses(text: str, vocabulary: Vocabulary) -> list[tuple[int, str]]
         canonical = match.entity.canonical
         # "hypo-allergenic" is no hypo: a lay name inside a hyphenated word is left alone,
         # and so is one the question glosses itself ("high cholesterol (familial ...)")
-        inside = "-" in (text[match.start - 1 : match.start], text[match.end : match.end + 1])
+        beside = text[match.start - 1 : match.start] + text[match.end : match.end + 1]
+        inside = any(ch in _DASHES for ch in beside)
         glossed = text[match.end :].lstrip().startswith("(")
         if canonical in lay_keys and canonical not in named and not (inside or glossed):
             glosses.setdefault(canonical, match.end)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from typing import Literal
 
 from pipeline.vocabulary_rules import has_drug_suffix
@@ -94,14 +94,15 @@ def merge_entities(first: Entity, second: Entity) -> Entity:
 
 
 def content_fingerprint(entities: Iterable[Entity], *tables: object) -> str:
-    """sha256 (16 hex characters) of ``entities`` (every field, in the given order) and
-    of the name ``tables`` (JSON: dicts, lists, tuples, strings; sets are sorted), the
-    same in every process. The same fingerprint means the same findings in any text (for
-    the same matching code); a different one may still find the same. Ingest stores what
-    a vocabulary found (primary drugs R-ING-3, lexical texts R-REQ-6, profiles R-ING-4),
-    so it counts a document written under another fingerprint as changed."""
+    """sha256 (16 hex characters) of ``entities`` (every field but ``lay_names``, in the
+    given order) and of the name ``tables`` (JSON: dicts, lists, tuples, strings; sets
+    are sorted), the same in every process. The same fingerprint means the same findings
+    in any text (for the same matching code); a different one may still find the same.
+    Ingest stores what a vocabulary found (primary drugs R-ING-3, lexical texts R-REQ-6,
+    profiles R-ING-4), so it counts a document written under another fingerprint as
+    changed."""
     digest = hashlib.sha256(b"biomed-vocabulary-v1")
-    for entity in entities:
-        digest.update(json.dumps(astuple(entity)).encode())
+    for entity in entities:  # lay names gloss questions only (A-25): no document changes
+        digest.update(json.dumps(astuple(replace(entity, lay_names=()))).encode())
     digest.update(json.dumps(tables, sort_keys=True, default=sorted).encode())
     return digest.hexdigest()[:16]

@@ -26,8 +26,9 @@ Filters written down (A-6); the script prints how many names each one removed:
 - ``common word``: a one-word alias whose English word frequency (``wordfreq`` Zipf) is at
   least 3.0, or an English word in capitals (``CAPITALISED_WORDS``: WAS, SET, CAN, AND);
   a multi-word drug or gene name made only of very common words (each zipf >= 4.8 or a
-  single letter: ``plan b``, ``blood group``), or of such words and numbers (``AT 10``,
-  ``AT10``, matched in "at 10 weeks"; not ``B 12``); a one-word drug canonical name at least
+  single letter: ``plan b``, ``blood group``), or an alias of such words and numbers
+  (``at 10``, ``at10``, matched in "at 10 weeks"; not ``B 12`` nor a code in capitals); a
+  one-word drug canonical name at least
   3.0 (``gold``, ``honey``)
   unless its drug sense is the common one (``DRUG_SENSE_WORDS``). Brand names that the
   EMA / FDA product data carry are kept (``Viagra``, ``Valium``). Diseases and the
@@ -383,12 +384,13 @@ def _common_word_reason(name: str, kind: str, brands: set[str]) -> str | None:
     if len(words) > 1 and all(word.isalpha() for word in words):
         common = all(len(w) == 1 or _zipf(w.lower()) >= COMMON_PHRASE_ZIPF for w in words)
         return "common word" if common else None
-    # common words and a number ("AT 10", "AT-10", "AT10": dihydrotachysterol) match "at 10
-    # weeks" in any case (the match key splits them alike); a gene's symbol is matched as
-    # written, and a letter and a number ("B 12") is a name
+    # an alias of common words and a number ("at 10", "at-10", "at10": dihydrotachysterol)
+    # matches "at 10 weeks" (the match key splits them alike); not a code in capitals
+    # ("GET-73", "ST-36": a drug's own name), a gene's symbol (matched as written) or a
+    # letter and a number ("B 12")
     parts = match_key(stripped).split()
     numbered = any(p.isdigit() for p in parts) and all(p.isalpha() or p.isdigit() for p in parts)
-    if kind != "gene alias" and len(parts) > 1 and numbered:
+    if kind == "alias" and not stripped.isupper() and len(parts) > 1 and numbered:
         named = [p.lower() for p in parts if p.isalpha() and len(p) > 1]
         if named and all(_zipf(p) >= COMMON_PHRASE_ZIPF for p in named):
             return "common word"
@@ -833,6 +835,10 @@ def add_condition_names(data: Path, rows: list[dict], word_counts: Counter[str])
         american_key(word): word for word in sorted(word_counts) if american_key(word) != word
     }
     cores = core_condition_rows(icd, texts, known, respell)
+    for row in cores:  # a name cut to a plain word ("hemorrhoids") is free for A-25
+        if not _condition_name(row["c"]):
+            for name in (row["c"], *row["a"]):
+                known.pop(name.lower(), None)
     cores = [row for row in cores if _condition_name(row["c"])]
     rows.extend(cores)
     diseases = [row for row in rows if row["t"] == "disease"]
@@ -841,8 +847,6 @@ def add_condition_names(data: Path, rows: list[dict], word_counts: Counter[str])
     added = {"core_names": len(cores), "lay_names": 0, "short_forms": 0, "spellings": 0}
     lay = leaflet_lay_names(texts, owner)
     lay = {condition: [n for n in names if _lay_name(n)] for condition, names in lay.items()}
-    for condition, names in lay.items():  # A-25 glosses these
-        owner[condition].setdefault("l", []).extend(names)
     every = [(row, name) for row in diseases for name in (row["c"], *row["a"])]
     for kind, pairs in (
         ("lay_names", [(owner[c], n) for c, names in sorted(lay.items()) for n in names]),
@@ -860,26 +864,36 @@ def add_condition_names(data: Path, rows: list[dict], word_counts: Counter[str])
 
 def add_curated_lay_names(rows: list[dict], known: dict[str, dict]) -> int:
     """A-25: the lay names of ``CURATED_LAY_NAMES`` as aliases and lay names (``l``) of
-    the row their clinical name belongs to (a new disease row where none has it); a
-    capitalised abbreviation of three letters or fewer ("BV", "TB") is matched as
-    written (``cs``). A lay name another row owns stays there. Returns how many were
-    added."""
+    the row their clinical name belongs to, in its British or American spelling (a new
+    disease row, with both, where none has it); a capitalised abbreviation of three
+    letters or fewer ("BV", "TB") is matched as written (``cs``). A lay name another row
+    owns, or that A-6 filters ("UTI"), stays out. Returns how many were added."""
     added = 0
     for condition, names in CURATED_LAY_NAMES.items():
-        row = known.get(condition.lower())
+        # the table writes British names; ICD's rows are American ("Gastro-esophageal
+        # reflux disease"), and a new row takes both ("haemorrhoids", "hemorrhoids")
+        american = "".join(american_key(part) for part in re.split(r"([\s-])", condition))
+        row = known.get(condition.lower()) or known.get(american.lower())
         if row is None:
             row = {"c": condition, "t": "disease", "a": []}
             rows.append(row)
-            known[condition.lower()] = row
-        own = {n.lower() for n in (row["c"], *row["a"])}
+        for name in (condition, american):
+            own = known.setdefault(name.lower(), row) is row
+            if own and name.lower() != row["c"].lower() and name not in row["a"]:
+                row["a"].append(name)
+        aliases = {n.lower() for n in row["a"]}
         for name in names:
+            if filter_reason(name, "curated") is not None:
+                print(f"  curated lay name {name!r} is filtered: {filter_reason(name, 'curated')}")
+                continue
             if known.setdefault(name.lower(), row) is not row:
                 owner = known[name.lower()]["c"]
                 print(f"  curated lay name {name!r} is already a name of {owner!r}")
                 continue
-            if name.lower() in own:  # the row's own name ("whooping cough"): nothing to gloss
+            if name.lower() == row["c"].lower():  # "whooping cough": nothing to gloss
                 continue
-            row["a"].append(name)
+            if name.lower() not in aliases:  # "flu" is Influenza's alias already (A-24)
+                row["a"].append(name)
             row.setdefault("l", []).append(name)
             if name.isupper() and len(name) <= 3:
                 row.setdefault("cs", []).append(name)

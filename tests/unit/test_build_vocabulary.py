@@ -87,7 +87,8 @@ def test_the_shipped_vocabulary_reads_the_thyroid_gland_as_no_drug():
         ("plan b", "alias", "common word"),
         ("blood group", "alias", "common word"),
         ("at 10", "alias", "common word"),  # dihydrotachysterol: "at 10 weeks pregnant"
-        ("AT-10", "alias", "common word"),
+        ("at-10", "alias", "common word"),
+        ("GET-73", "alias", None),  # a code in capitals is a drug's name
         ("at10", "alias", "common word"),
         ("B 12", "alias", None),  # a letter and a number is a name
         ("AT1", "gene alias", None),  # a gene's symbol is matched as written
@@ -561,19 +562,21 @@ def test_the_shipped_vocabulary_reads_british_and_inn_names(vocabulary, question
 def test_a25_curated_lay_names_join_the_row_of_their_clinical_name(build, monkeypatch):
     rows = [
         {"c": "Enuresis", "t": "disease", "a": []},
-        {"c": "Whooping cough", "t": "disease", "a": ["pertussis"]},
+        {"c": "Whooping cough", "t": "disease", "a": ["pertussis", "chin cough"]},
         {"c": "bivalirudin", "t": "drug", "a": ["BV-1"]},
     ]
     known = {name.lower(): row for row in rows for name in (row["c"], *row["a"])}
     table = {
         "enuresis": ("bedwetting",),
-        "pertussis": ("whooping cough",),  # the row's own name: nothing to gloss
-        "bacterial vaginosis": ("BV", "BV-1"),  # no row yet; "BV-1" is another row's
+        # the row's own name: nothing to gloss; an alias already: a lay name too
+        "pertussis": ("whooping cough", "chin cough"),
+        # no row yet; "BV-1" is another row's; "UTI" is a clinical abbreviation (A-6)
+        "bacterial vaginosis": ("BV", "BV-1", "UTI"),
     }
     monkeypatch.setattr(build, "CURATED_LAY_NAMES", table)
-    assert build.add_curated_lay_names(rows, known) == 2
+    assert build.add_curated_lay_names(rows, known) == 3
     assert rows[0] == {"c": "Enuresis", "t": "disease", "a": ["bedwetting"], "l": ["bedwetting"]}
-    assert "l" not in rows[1]
+    assert rows[1]["a"] == ["pertussis", "chin cough"] and rows[1]["l"] == ["chin cough"]
     assert rows[3] == {"c": "bacterial vaginosis", "t": "disease", "a": ["BV"], "l": ["BV"],
                        "cs": ["BV"]}  # fmt: skip
     assert known["bv-1"] is rows[2]
@@ -585,7 +588,7 @@ def test_the_shipped_vocabulary_reads_lay_condition_names(vocabulary):
         ("piles", "haemorrhoids"),
         ("BV", "bacterial vaginosis"),
         ("heroin addiction", "Opioid dependence"),
-        ("high blood pressure", "hypertension"),  # the leaflets' own pair (A-24)
+        ("flu", "Influenza"),  # an alias already (A-24), now a lay name too
     ]:
         entity = vocabulary.get(lay)
         assert entity is not None and entity.canonical == condition

@@ -52,6 +52,7 @@ def test_a25_a_lay_name_gets_the_clinical_name_beside_it(small, question, glosse
         "hep B vaccine",  # a short form is no lay name
         "Tagrisso and nausea",  # a drug's other name is left as written
         "a hypo-allergenic cream",  # inside a hyphenated word
+        "a hypo\u2010allergenic cream",  # whatever the dash
         "inherited bedwetting (primary enuresis)",  # the question glosses it itself
         "bv",  # a capitalised abbreviation only as written
         "no condition here",
@@ -63,10 +64,18 @@ def test_a25_a_question_without_a_lay_name_alone_is_unchanged(small, question):
 
 
 def test_a25_the_shipped_vocabulary_glosses_everyday_names(vocabulary):
-    # the leaflets' own pairs and the curated table (pipeline.lay_condition_table)
-    assert glossed_lay_names("high blood pressure", vocabulary) == (
-        "high blood pressure (hypertension)"
+    # the curated table (pipeline.lay_condition_table); the leaflets' own pairs are no
+    # glosses (they pair symptoms, either way round: "feeling sick (nausea)")
+    assert glossed_lay_names("my husband has flu", vocabulary) == (
+        "my husband has flu (influenza)"
     )
+    assert glossed_lay_names("high blood pressure", vocabulary) == "high blood pressure"
+    assert glossed_lay_names("feeling sick on Rybelsus", vocabulary) == (
+        "feeling sick on Rybelsus"
+    )
+    # the longer name wins: stomach flu is no influenza, a hypo thyroid no hypo
+    assert glossed_lay_names("stomach flu", vocabulary) == "stomach flu (gastroenteritis)"
+    assert glossed_lay_names("hypo thyroid", vocabulary) == "hypo thyroid (hypothyroidism)"
     assert glossed_lay_names("something for piles", vocabulary) == (
         "something for piles (haemorrhoids)"
     )

@@ -18,9 +18,9 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 .venv/bin/ruff check . || exit 1
 # Two pytest-xdist workers (BIOMED_TEST_WORKERS): the Ray Serve tests wait on replicas
-# most of their time, so the other tests run beside them on the second core; groups in
-# tests/conftest.py keep them on one worker and each module's fixtures on one.
-.venv/bin/python -m pytest -n "${BIOMED_TEST_WORKERS:-2}" --dist loadgroup "$@"
+# most of their time, so the other tests run beside them on the second core; the
+# scheduler in tests/conftest.py keeps them on one worker and each module on one.
+.venv/bin/python -m pytest -n "${BIOMED_TEST_WORKERS:-2}" "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "pytest: no tests collected (exit 5), treated as success"

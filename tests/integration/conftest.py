@@ -131,6 +131,7 @@ class ServeCluster:
 def serve_cluster() -> Iterator[ServeCluster]:
     """Start Ray (8 logical CPUs on the 2 real ones: replicas mostly wait) and Serve once;
     shut both down at the end of the session."""
+    lock = _only_worker_with_serve()
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray
@@ -171,6 +172,8 @@ def serve_cluster() -> Iterator[ServeCluster]:
     finally:
         serve.shutdown()
         ray.shutdown()
+        if lock is not None:
+            lock.unlink(missing_ok=True)
         # Like the store fixtures: Ray's processes (raylet, GCS, workers) must be gone.
         spawned = [
             child
@@ -182,6 +185,24 @@ def serve_cluster() -> Iterator[ServeCluster]:
             time.sleep(0.2)
         left = _alive(spawned)
         assert not left, f"Ray processes still running: {[p.pid for p in left]}"
+
+
+def _only_worker_with_serve() -> Path | None:
+    # Under pytest-xdist one worker runs the Ray Serve modules (tests/conftest.py's
+    # scheduler); a second Ray on two cores would slow both to time-outs, so say so
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:
+        return None
+    lock = Path(tempfile.gettempdir()) / f"biomed-search-serve-{run}"
+    try:
+        lock.open("x").close()
+    except FileExistsError:
+        pytest.fail(
+            f"a second xdist worker ({os.environ.get('PYTEST_XDIST_WORKER')}) started the "
+            "session's Ray Serve: the scheduler in tests/conftest.py did not keep its "
+            "modules on one worker"
+        )
+    return lock
 
 
 def _cmdline(process: psutil.Process) -> list[str]:

@@ -140,7 +140,7 @@ def serve_cluster() -> Iterator[ServeCluster]:
     from deployments.runtime import find_free_port
 
     port = find_free_port()
-    for attempt in range(2):  # Ray gives its raylet 30 s to register: a busy machine can miss
+    for attempt in range(3):  # Ray gives its raylet 30 s to register: a busy machine can miss
         try:
             ray.init(
                 address="local",
@@ -158,7 +158,7 @@ def serve_cluster() -> Iterator[ServeCluster]:
             break
         except Exception:
             ray.shutdown()
-            if attempt == 1:
+            if attempt == 2:
                 raise
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     before = {child.pid for child in psutil.Process().children(recursive=True)}

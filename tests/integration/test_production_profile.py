@@ -54,7 +54,7 @@ from scripts.build_tiny_production_cache import (
 )
 from tests.support.budgets import SLOW_MACHINE_BUDGETS
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.starts_ray]
 
 GEFITINIB = "COc1cc2ncnc(Nc3ccc(F)c(Cl)c3)c2cc1OCCCN1CCOCC1"
 #: What an upload searches: image -> image in radiology (BiomedCLIP) and pathology (UNI2),

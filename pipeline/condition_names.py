@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 __all__ = [
     "DISEASE_CHAPTERS",
@@ -188,14 +188,16 @@ def core_condition_rows(
     texts: list[str],
     known: dict[str, object],
     respell: Mapping[str, str] | None = None,
+    is_name: Callable[[str], bool] = bool,
 ) -> list[dict]:
     """New disease rows (``{"c", "t": "disease", "a"}``) from ICD-10-CM ``(code,
     description)`` pairs of ``DISEASE_CHAPTERS``: each :func:`core_name` that is no name
     in ``known`` (lower case) and that ``texts`` (the stored labels) write at least
     ``MIN_STORED_MENTIONS`` times, in its own spelling or its :func:`other_spelling` by
     ``respell`` ("haemorrhoids" counts for "hemorrhoids"), with its bracketed
-    alternatives as aliases (the name written most is the row's name). Adds the new
-    names to ``known``."""
+    alternatives as aliases (the name written most is the row's name) and for which
+    ``is_name`` holds (a row name the build takes for a plain word is no row, and its
+    names stay free). Adds the new names to ``known``."""
     candidates: dict[str, list[str]] = {}
     for code, description in icd:
         if code[:1] not in DISEASE_CHAPTERS:
@@ -217,6 +219,8 @@ def core_condition_rows(
         # the name the labels write most ("HIV disease", not "Human immunodeficiency
         # virus disease"), the others its aliases
         names.sort(key=lambda name: -counts[name])
+        if not is_name(names[0]):
+            continue
         rows.append({"c": names[0], "t": "disease", "a": names[1:]})
         known.update(dict.fromkeys(name.lower() for name in names))
     return rows

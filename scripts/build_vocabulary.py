@@ -834,12 +834,8 @@ def add_condition_names(data: Path, rows: list[dict], word_counts: Counter[str])
     respell = {
         american_key(word): word for word in sorted(word_counts) if american_key(word) != word
     }
-    cores = core_condition_rows(icd, texts, known, respell)
-    for row in cores:  # a name cut to a plain word ("hemorrhoids") is free for A-25
-        if not _condition_name(row["c"]):
-            for name in (row["c"], *row["a"]):
-                known.pop(name.lower(), None)
-    cores = [row for row in cores if _condition_name(row["c"])]
+    # a name cut to a plain word ("hemorrhoids", a plural) is no row, and free for A-25
+    cores = core_condition_rows(icd, texts, known, respell, is_name=_condition_name)
     rows.extend(cores)
     diseases = [row for row in rows if row["t"] == "disease"]
     owner = {name.lower(): row for row in diseases for name in (row["c"], *row["a"])}
@@ -883,8 +879,8 @@ def add_curated_lay_names(rows: list[dict], known: dict[str, dict]) -> int:
                 row["a"].append(name)
         aliases = {n.lower() for n in row["a"]}
         for name in names:
-            if filter_reason(name, "curated") is not None:
-                print(f"  curated lay name {name!r} is filtered: {filter_reason(name, 'curated')}")
+            if (reason := filter_reason(name, "curated")) is not None:
+                print(f"  curated lay name {name!r} is filtered: {reason}")
                 continue
             if known.setdefault(name.lower(), row) is not row:
                 owner = known[name.lower()]["c"]

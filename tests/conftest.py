@@ -65,7 +65,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
     class RayModulesTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
+            module = _module(nodeid)
             return "ray" if module in starting_ray else module
 
     return RayModulesTogether(config, log)
@@ -75,5 +75,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     # an xdist worker that runs a module without Ray yields the CPU to the one with it
     if os.environ.get("PYTEST_XDIST_WORKER") is None or os.nice(0) >= 10:
         return
-    if item.nodeid.split("::", 1)[0] not in ray_modules(item.config.rootpath):
+    if _module(item.nodeid) not in ray_modules(item.config.rootpath):
         os.nice(10)
+
+
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]

@@ -82,3 +82,18 @@ def test_a25_the_shipped_vocabulary_glosses_everyday_names(vocabulary):
     assert glossed_lay_names("tablet for heroin addiction", vocabulary) == (
         "tablet for heroin addiction (opioid dependence)"
     )
+    # names the wider table added (session 19)
+    assert glossed_lay_names("tablets for altitude sickness", vocabulary) == (
+        "tablets for altitude sickness (acute mountain sickness)"
+    )
+    # ... but not where the words have another sense (the review of session 19)
+    for question in (
+        "a heavy period of drinking",  # only "heavy periods" is a condition
+        "severe chronic hand eczema",  # no atopic dermatitis
+        "low T3 syndrome",  # "low T" is out of the table
+        "bird flu vaccine",  # left to "flu vaccine" (influenza vaccines)
+    ):
+        assert glossed_lay_names(question, vocabulary) == question
+    assert glossed_lay_names("sleeping sickness", vocabulary) == (
+        "sleeping sickness (african trypanosomiasis)"  # ICD titles are lower-cased
+    )

@@ -11,8 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pipeline.schema import QueryRetrievalIntent, Workflow
+from pipeline.section_lay_cues import TREATMENT_REQUEST_CUES
 from pipeline.section_symptoms import names_a_side_effect
-from pipeline.section_vocabulary import query_section_cues
+from pipeline.section_vocabulary import cue_alternation, query_section_cues
 from pipeline.structure import is_structure_token, structure_tokens
 from pipeline.vocabulary import Vocabulary, default_vocabulary
 from pipeline.vocabulary_loader import shipped_indication_symptoms
@@ -49,8 +50,15 @@ def smiles_tokens(query: str) -> list[str]:
     return structure_tokens(query)
 
 
+_TREATMENT_REQUEST_RE = cue_alternation(TREATMENT_REQUEST_CUES)
+
+
 def section_cues_for(
-    query: str, extended: bool = False, names_medicine: bool = True, drugs: Sequence[str] = ()
+    query: str,
+    extended: bool = False,
+    names_medicine: bool = True,
+    drugs: Sequence[str] = (),
+    treatment_cue: bool = False,
 ) -> tuple[str, ...]:
     """Section cues named by the query, de-duplicated, first-appearance order.
 
@@ -62,8 +70,11 @@ def section_cues_for(
     ``drugs`` (canonical names of the drugs and brands it names; a class alone is none)
     and nothing else is cued, a symptom that none of their indications uses cues
     ``adverse_reactions`` (A-21, ``pipeline.section_symptoms``: "Tagrisso rash", "vivid
-    dreams on Valdoxan"; not "Veoza hot flushes"). Without ``extended``, R-INT-6 as the
-    seed wrote it (``warnings``, ``dosage``, ``indications_and_usage``).
+    dreams on Valdoxan"; not "Veoza hot flushes"). With ``treatment_cue`` (A-26), a
+    question that names no drug, cues nothing else and asks for a treatment ("antibiotic
+    for Delhi belly", ``pipeline.section_lay_cues.TREATMENT_REQUEST_CUES``) cues
+    ``indications_and_usage``. Without ``extended``, R-INT-6 as the seed wrote it
+    (``warnings``, ``dosage``, ``indications_and_usage``).
     """
     cues = query_section_cues(query, seed=not extended, names_medicine=names_medicine)
     if extended and drugs and not cues:
@@ -71,6 +82,10 @@ def section_cues_for(
         treated = frozenset().union(*(table.get(drug.lower(), ()) for drug in drugs))
         if names_a_side_effect(query, treated):
             return ("adverse_reactions",)
+    # a question that names a drug asks about that drug; its own cues say what
+    request = _TREATMENT_REQUEST_RE
+    if extended and treatment_cue and not (cues or drugs) and request and request.search(query):
+        return ("indications_and_usage",)
     return cues
 
 
@@ -119,6 +134,7 @@ def detect_retrieval_intent(
     vocabulary: Vocabulary | None = None,
     chemical_collection: str = "chemical",
     extended_section_cues: bool = True,
+    treatment_cue: bool = True,
 ) -> QueryRetrievalIntent:
     """Intent of ``query`` (R-INT-1..6), from its text only.
 
@@ -134,6 +150,8 @@ def detect_retrieval_intent(
         chemical_collection: name of the chemical collection to suppress.
         extended_section_cues: the A-5 cue table (default); False gives R-INT-6 as the
             seed wrote it.
+        treatment_cue: A-26, a request for a treatment cues the indications when nothing
+            else is cued (``section_cues_for``).
     """
     vocabulary = vocabulary or default_vocabulary()
     drugs = tuple(vocabulary.match_drug_entities(query))
@@ -144,7 +162,7 @@ def detect_retrieval_intent(
     signals = _Signals(
         query=query,
         drugs=drugs,
-        cues=section_cues_for(query, extended_section_cues, names_medicine, drugs),
+        cues=section_cues_for(query, extended_section_cues, names_medicine, drugs, treatment_cue),
     )
     corrections = tuple(vocabulary.corrections(query))
     for rule in INTENT_RULES:

@@ -85,7 +85,11 @@ class BiomedQueryRouteClassifier:
         """Intent, entities, drugs and keyword hits of ``query`` (R-RT-2 step 3)."""
         routing = self.config.routing
         intent = intent or detect_retrieval_intent(
-            query, self.vocabulary, routing.chemical_collection, routing.extended_section_cues
+            query,
+            self.vocabulary,
+            routing.chemical_collection,
+            routing.extended_section_cues,
+            routing.treatment_section_cue,
         )
         entities = tuple(self.vocabulary.match_entities(query))
         drugs = tuple(self.vocabulary.match_drug_entities(query))

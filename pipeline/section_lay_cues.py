@@ -26,6 +26,7 @@ __all__ = [
     "DOSAGE_LAY_CUES",
     "DOSE_RAISED",
     "STORAGE_LAY_CUES",
+    "TREATMENT_REQUEST_CUES",
     "WARNINGS_LAY_CUES",
 ]
 
@@ -126,4 +127,22 @@ DESCRIPTION_LAY_CUES: tuple[str, ...] = (
     r"(?:tablets?|capsules?|pills?|pens?|solution|liquid|injection)",
     r"engraved|imprint\w*|debossed|embossed",
     r"gelatine?",
+)
+
+#: A-26: a request for something that treats or prevents a condition asks for the
+#: indications (section 1, "What X is and what it is used for"), a class named or none:
+#: "antibiotic for Delhi belly", "a jab that protects against lockjaw", "what can the
+#: GP prescribe". Read only where the question names no drug (a class is
+#: no drug) and cues no other section (``pipeline.intent.section_cues_for``): "cream
+#: for the rash Tagrisso gave me" asks about Tagrisso, "dose of antibiotics for a child"
+#: for a dosage.
+TREATMENT_REQUEST_CUES: tuple[str, ...] = (
+    r"(?:treatments?|medicines?|medications?|meds|drugs?|tablets?|pills?|creams?|"
+    r"ointments?|gels?|drops|sprays?|antibiotics?|antivirals?|antifungals?|vaccines?|"
+    r"jabs?|injections?|inhalers?|mouthwash(?:es)?|shampoos?|therap(?:y|ies)|"
+    r"remed(?:y|ies)|cures?) (?:for|to (?:treat|prevent|stop|cure|clear)|against|"
+    r"that (?:treats?|prevents?|stops?|cures?|clears?|protects?))",
+    r"what (?:can|should|do|does|would) (?:i|we|you|he|she|they|doctors?|gps?|"
+    r"(?:my|the|our) (?:doctor|gp|pharmacist)) (?:take|use|give|prescribe|try)",
+    r"(?:how (?:is|are) \w+(?: \w+)? treated|what treats)",
 )

@@ -38,6 +38,7 @@ __all__ = [
     "SECTION_TABLE",
     "SEED_QUERY_CUES",
     "SectionWords",
+    "cue_alternation",
     "heading_section",
     "query_section_cues",
     "within_pattern",
@@ -67,30 +68,31 @@ class SectionWords:
     @cached_property
     def heading_pattern(self) -> re.Pattern[str] | None:
         """``headings`` as one word-bounded, case-insensitive alternation; None when empty."""
-        return _alternation(self.headings)
+        return cue_alternation(self.headings)
 
     @cached_property
     def cue_pattern(self) -> re.Pattern[str] | None:
         """``cues`` as one word-bounded, case-insensitive alternation; None when empty."""
-        return _alternation(self.cues)
+        return cue_alternation(self.cues)
 
     @cached_property
     def lay_cue_pattern(self) -> re.Pattern[str] | None:
         """``lay_cues`` as one word-bounded, case-insensitive alternation; None when empty."""
-        return _alternation(self.lay_cues)
+        return cue_alternation(self.lay_cues)
 
     @cached_property
     def not_within_pattern(self) -> re.Pattern[str] | None:
         """``not_within`` as one word-bounded, case-insensitive alternation; None when empty."""
-        return _alternation(self.not_within)
+        return cue_alternation(self.not_within)
 
     @cached_property
     def within_pattern(self) -> re.Pattern[str] | None:
         """``within`` as one word-bounded, case-insensitive alternation; None when empty."""
-        return _alternation(self.within)
+        return cue_alternation(self.within)
 
 
-def _alternation(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+def cue_alternation(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """``patterns`` as one word-bounded, case-insensitive alternation; None when empty."""
     if not patterns:
         return None
     return re.compile(r"\b(?:" + "|".join(f"(?:{p})" for p in patterns) + r")\b", re.I)

@@ -456,4 +456,12 @@ async def test_a25_the_intent_is_read_before_the_gloss(stores, vocabulary):
     )
     intent = next(stage for stage in response.trace if stage.name == "intent")
     assert any("(nausea and vomiting of pregnancy)" in d for d in intent.decisions)
-    assert response.intent.section_cues == ()
+    assert response.intent.section_cues == ("indications_and_usage",)  # A-26, no warnings
+
+
+@pytest.mark.parametrize("cued", [True, False])
+async def test_a26_a_treatment_request_cues_the_indications_by_setting(stores, vocabulary, cued):
+    routing = {"treatment_section_cue": cued}
+    retriever = make_retriever(stores, vocabulary, routing=routing)
+    response = await retriever.search(SearchRequest(query="antibiotic for travellers' diarrhoea"))
+    assert response.intent.section_cues == (("indications_and_usage",) if cued else ())

@@ -188,7 +188,10 @@ def test_a18_lay_words_of_the_leaflet_sub_headings_cue_their_section(query, cue)
     ],
 )
 def test_a18_no_cue_from_the_same_words_used_otherwise(query):
-    assert detect_retrieval_intent(query).section_cues == ()
+    # A-18's words cue nothing here; a treatment asked for is A-26's indications cue
+    cues = detect_retrieval_intent(query).section_cues
+    assert cues in ((), ("indications_and_usage",))
+    assert detect_retrieval_intent(query, treatment_cue=False).section_cues == ()
 
 
 @pytest.mark.parametrize(
@@ -404,3 +407,37 @@ def test_a21_each_symptom_word_is_a_section_4_word_of_the_leaflets():
         or by_section["4"] < module.MIN_SECTION4_SHARE * sum(by_section.values())
     }
     assert weak == {}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "antibiotic for Delhi belly",
+        "is there a jab that protects against lockjaw",
+        "what can the GP prescribe for piles",
+        "tablets to prevent altitude sickness",
+        "how is gout treated",
+        "can I get a cream for my eczema",
+    ],
+)
+def test_a26_a_request_for_a_treatment_cues_the_indications(query):
+    assert detect_retrieval_intent(query).section_cues == ("indications_and_usage",)
+    # the switch off is A-5 alone: no section asked for
+    assert detect_retrieval_intent(query, treatment_cue=False).section_cues == ()
+
+
+@pytest.mark.parametrize(
+    ("query", "cues"),
+    [
+        # another section is asked for: that one alone
+        ("dose of antibiotics for a child", ("dosage_and_administration",)),
+        ("side effects of tablets for high blood pressure", ("adverse_reactions",)),
+        # a question about a named drug: its own cues, none here
+        ("cream for the rash Tagrisso gave me", ()),
+        ("Kisqali tablets for breast cancer", ()),
+        # no request for a treatment
+        ("what causes gout", ()),
+    ],
+)
+def test_a26_no_treatment_cue_beside_another_or_without_a_request(query, cues):
+    assert detect_retrieval_intent(query).section_cues == cues

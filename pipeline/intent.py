@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pipeline.schema import QueryRetrievalIntent, Workflow
-from pipeline.section_lay_cues import TREATMENT_REQUEST_CUES
+from pipeline.section_lay_cues import TREATMENT_CAUSED, TREATMENT_REQUEST_CUES
 from pipeline.section_symptoms import names_a_side_effect
 from pipeline.section_vocabulary import cue_alternation, query_section_cues
 from pipeline.structure import is_structure_token, structure_tokens
@@ -51,6 +51,15 @@ def smiles_tokens(query: str) -> list[str]:
 
 
 _TREATMENT_REQUEST_RE = cue_alternation(TREATMENT_REQUEST_CUES)
+_TREATMENT_CAUSED_RE = cue_alternation(TREATMENT_CAUSED)
+
+
+def _asks_for_treatment(query: str) -> bool:
+    """A-26: ``query`` asks what treats or prevents a condition ("antibiotic for Delhi
+    belly"), not what a medicine did ("my tablets for diabetes gave me a rash")."""
+    request, caused = _TREATMENT_REQUEST_RE, _TREATMENT_CAUSED_RE
+    assert request is not None and caused is not None  # both tables are non-empty
+    return bool(request.search(query)) and not caused.search(query)
 
 
 def section_cues_for(
@@ -83,9 +92,10 @@ def section_cues_for(
         if names_a_side_effect(query, treated):
             return ("adverse_reactions",)
     # a question that names a drug asks about that drug; its own cues say what
-    request = _TREATMENT_REQUEST_RE
-    if extended and treatment_cue and not (cues or drugs) and request and request.search(query):
-        return ("indications_and_usage",)
+    if extended and treatment_cue and not (cues or drugs) and _asks_for_treatment(query):
+        # "can you crush tablets for epilepsy": a medicine named by a plain word is asked
+        # about as A-18 reads it ("tablets", "cream" are no drug or class)
+        return query_section_cues(query, names_medicine=True) or ("indications_and_usage",)
     return cues
 
 
@@ -150,8 +160,8 @@ def detect_retrieval_intent(
         chemical_collection: name of the chemical collection to suppress.
         extended_section_cues: the A-5 cue table (default); False gives R-INT-6 as the
             seed wrote it.
-        treatment_cue: A-26, a request for a treatment cues the indications when nothing
-            else is cued (``section_cues_for``).
+        treatment_cue: A-26, a question that names no drug and asks for a treatment cues
+            the indications when nothing else is cued (``section_cues_for``).
     """
     vocabulary = vocabulary or default_vocabulary()
     drugs = tuple(vocabulary.match_drug_entities(query))

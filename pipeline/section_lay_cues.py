@@ -26,6 +26,7 @@ __all__ = [
     "DOSAGE_LAY_CUES",
     "DOSE_RAISED",
     "STORAGE_LAY_CUES",
+    "TREATMENT_CAUSED",
     "TREATMENT_REQUEST_CUES",
     "WARNINGS_LAY_CUES",
 ]
@@ -136,13 +137,25 @@ DESCRIPTION_LAY_CUES: tuple[str, ...] = (
 #: no drug) and cues no other section (``pipeline.intent.section_cues_for``): "cream
 #: for the rash Tagrisso gave me" asks about Tagrisso, "dose of antibiotics for a child"
 #: for a dosage.
+#: A-26: what a medicine did, not what it is for: "my tablets for diabetes gave me a rash".
+TREATMENT_CAUSED: tuple[str, ...] = (
+    r"(?:gave|giving|caused|causing|(?:has|have) given) (?:me|him|her|them|us|my|his|her)",
+)
+
 TREATMENT_REQUEST_CUES: tuple[str, ...] = (
+    # "tablets for piles", "a jab that protects against lockjaw"; not "drugs for which a
+    # REMS is required", "medicines to stop before surgery"
     r"(?:treatments?|medicines?|medications?|meds|drugs?|tablets?|pills?|creams?|"
     r"ointments?|gels?|drops|sprays?|antibiotics?|antivirals?|antifungals?|vaccines?|"
     r"jabs?|injections?|inhalers?|mouthwash(?:es)?|shampoos?|therap(?:y|ies)|"
-    r"remed(?:y|ies)|cures?) (?:for|to (?:treat|prevent|stop|cure|clear)|against|"
+    r"remed(?:y|ies)|cures?) (?:for(?! (?:which|whom)\b)|against|"
+    r"to (?:treat|prevent|cure|clear|stop(?! (?:before|taking|using|prior)\b))|"
     r"that (?:treats?|prevents?|stops?|cures?|clears?|protects?))",
+    # "what can the GP prescribe for piles"; not "what should I take before surgery",
+    # "what can I take with my blood pressure tablets"
     r"what (?:can|should|do|does|would) (?:i|we|you|he|she|they|doctors?|gps?|"
-    r"(?:my|the|our) (?:doctor|gp|pharmacist)) (?:take|use|give|prescribe|try)",
-    r"(?:how (?:is|are) \w+(?: \w+)? treated|what treats)",
+    r"(?:my|the|our) (?:doctor|gp|pharmacist)) (?:take(?! blood)|use|give|prescribe|try)"
+    r"(?: [\w'-]+){0,3}? (?:for|to (?:treat|help|stop|prevent))",
+    r"how (?:is|are) \w+(?: \w+)? treated",
+    r"(?:what|which) (?:[\w-]+ )?treats?",
 )

@@ -100,9 +100,10 @@ class RoutingSettings(_Frozen):
     #: gets its clinical name in brackets after it, and every stage reads it so ("piles
     #: (haemorrhoids)"; ``pipeline.lay_names``). False: the words as typed (the seed).
     gloss_lay_names: bool = True
-    #: A-26: a question that cues no section and asks for a treatment ("antibiotic for
-    #: Delhi belly", "what can the GP prescribe") cues the indications
-    #: (``pipeline.intent.section_cues_for``). False: such a question cues no section.
+    #: A-26: a question that names no drug (a class may be named), cues no section and
+    #: asks for a treatment ("antibiotic for Delhi belly", "what can the GP prescribe for
+    #: piles") cues the indications (``pipeline.intent.section_cues_for``). False: such
+    #: a question cues no section.
     treatment_section_cue: bool = True
     #: R-RT-5: a text question that names a drug also searches the chemical collection.
     #: False routes it to text only (a structure question still goes to chemistry, R-RT-3).

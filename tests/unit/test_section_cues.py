@@ -171,26 +171,26 @@ def test_a18_lay_words_of_the_leaflet_sub_headings_cue_their_section(query, cue)
 
 
 @pytest.mark.parametrize(
-    "query",
+    ("query", "treatment"),
     [
         # a condition or its cause, not a medicine's side effect
-        "tablet for hair falling out in patches",
-        "what can cause gout",
-        "antibiotic for infections caused by MRSA",
+        ("tablet for hair falling out in patches", True),
+        ("what can cause gout", False),
+        ("antibiotic for infections caused by MRSA", True),
         # forgetfulness is a symptom; a pack of how many tablets is asked elsewhere
-        "memory loss and forgetfulness in older people",
-        "how many patients stopped treatment in the trial",
+        ("memory loss and forgetfulness in older people", False),
+        ("how many patients stopped treatment in the trial", False),
         # a treatment question about a condition's symptoms
-        "what will the hospital give her for Kawasaki disease",
-        "anti-sickness injection for vomiting after chemotherapy",
-        "weak muscles that can be linked to a tumour",
-        "is there a drink test for growth hormone deficiency",
+        ("what will the hospital give her for Kawasaki disease", False),
+        ("anti-sickness injection for vomiting after chemotherapy", True),
+        ("weak muscles that can be linked to a tumour", False),
+        ("is there a drink test for growth hormone deficiency", False),
     ],
 )
-def test_a18_no_cue_from_the_same_words_used_otherwise(query):
-    # A-18's words cue nothing here; a treatment asked for is A-26's indications cue
-    cues = detect_retrieval_intent(query).section_cues
-    assert cues in ((), ("indications_and_usage",))
+def test_a18_no_cue_from_the_same_words_used_otherwise(query, treatment):
+    # A-18's words cue nothing here; a request for a treatment is A-26's indications cue
+    cues = ("indications_and_usage",) if treatment else ()
+    assert detect_retrieval_intent(query).section_cues == cues
     assert detect_retrieval_intent(query, treatment_cue=False).section_cues == ()
 
 
@@ -417,7 +417,9 @@ def test_a21_each_symptom_word_is_a_section_4_word_of_the_leaflets():
         "what can the GP prescribe for piles",
         "tablets to prevent altitude sickness",
         "how is gout treated",
+        "which medicine treats gout",
         "can I get a cream for my eczema",
+        "tablets to stop new kidney stones forming",
     ],
 )
 def test_a26_a_request_for_a_treatment_cues_the_indications(query):
@@ -435,9 +437,23 @@ def test_a26_a_request_for_a_treatment_cues_the_indications(query):
         # a question about a named drug: its own cues, none here
         ("cream for the rash Tagrisso gave me", ()),
         ("Kisqali tablets for breast cancer", ()),
+        # a medicine named by a plain word is asked about as A-18 reads it
+        ("can you crush tablets for epilepsy", ("dosage_and_administration",)),
+        ("how long does the cream for eczema last after opening", ("storage",)),
+        # what a medicine did, not what it is for
+        ("my tablets for diabetes gave me a rash", ()),
         # no request for a treatment
         ("what causes gout", ()),
+        ("what should I take before surgery", ()),
+        ("what can I take with my blood pressure tablets", ()),
+        ("what does the doctor take blood for", ()),
+        ("drugs for which a REMS programme is required", ()),
+        ("medicines to stop before surgery", ()),
     ],
 )
 def test_a26_no_treatment_cue_beside_another_or_without_a_request(query, cues):
     assert detect_retrieval_intent(query).section_cues == cues
+
+
+def test_a26_is_the_product_default():
+    assert PipelineSettings().routing.treatment_section_cue is True

@@ -54,6 +54,10 @@ _TREATMENT_REQUEST_RE = cue_alternation(TREATMENT_REQUEST_CUES)
 _TREATMENT_CAUSED_RE = cue_alternation(TREATMENT_CAUSED)
 
 
+#: After a class's name: "SSRIs for anxiety", "anticoagulant to prevent stroke".
+_CLASS_FOR_RE = re.compile(r"\s+(?:for(?! (?:which|whom)\b)|to (?:treat|prevent)|against)\b", re.I)
+
+
 def _asks_for_treatment(query: str) -> bool:
     """A-26: ``query`` asks what treats or prevents a condition ("antibiotic for Delhi
     belly"), not what a medicine did ("my tablets for diabetes gave me a rash")."""
@@ -68,6 +72,7 @@ def section_cues_for(
     names_medicine: bool = True,
     drugs: Sequence[str] = (),
     treatment_cue: bool = False,
+    class_request: bool = False,
 ) -> tuple[str, ...]:
     """Section cues named by the query, de-duplicated, first-appearance order.
 
@@ -81,7 +86,8 @@ def section_cues_for(
     ``adverse_reactions`` (A-21, ``pipeline.section_symptoms``: "Tagrisso rash", "vivid
     dreams on Valdoxan"; not "Veoza hot flushes"). With ``treatment_cue`` (A-26), a
     question that names no drug, cues nothing else and asks for a treatment ("antibiotic
-    for Delhi belly", ``pipeline.section_lay_cues.TREATMENT_REQUEST_CUES``) cues
+    for Delhi belly", ``pipeline.section_lay_cues.TREATMENT_REQUEST_CUES``; or
+    ``class_request``: a class named and then "for", "SSRIs for anxiety") cues
     ``indications_and_usage``. Without ``extended``, R-INT-6 as the seed wrote it
     (``warnings``, ``dosage``, ``indications_and_usage``).
     """
@@ -92,7 +98,8 @@ def section_cues_for(
         if names_a_side_effect(query, treated):
             return ("adverse_reactions",)
     # a question that names a drug asks about that drug; its own cues say what
-    if extended and treatment_cue and not (cues or drugs) and _asks_for_treatment(query):
+    asks = class_request or _asks_for_treatment(query)
+    if extended and treatment_cue and not (cues or drugs) and asks:
         # "can you crush tablets for epilepsy": a medicine named by a plain word is asked
         # about as A-18 reads it ("tablets", "cream" are no drug or class)
         return query_section_cues(query, names_medicine=True) or ("indications_and_usage",)
@@ -166,13 +173,16 @@ def detect_retrieval_intent(
     vocabulary = vocabulary or default_vocabulary()
     drugs = tuple(vocabulary.match_drug_entities(query))
     # A-18's lay cues ask about a medicine's leaflet: a drug, a brand or a class
-    names_medicine = bool(drugs) or any(
-        entity.semantic_type == "class" for entity in vocabulary.match_entities(query)
-    )
+    classes = [m for m in vocabulary.find(query) if m.entity.semantic_type == "class"]
+    names_medicine = bool(drugs) or bool(classes)
+    # A-26: a class asked for a condition, "SSRIs for anxiety", "statins for cholesterol"
+    class_request = any(_CLASS_FOR_RE.match(query, m.end) for m in classes)
     signals = _Signals(
         query=query,
         drugs=drugs,
-        cues=section_cues_for(query, extended_section_cues, names_medicine, drugs, treatment_cue),
+        cues=section_cues_for(
+            query, extended_section_cues, names_medicine, drugs, treatment_cue, class_request
+        ),
     )
     corrections = tuple(vocabulary.corrections(query))
     for rule in INTENT_RULES:

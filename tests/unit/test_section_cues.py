@@ -365,7 +365,7 @@ def test_a21_a_drug_and_a_symptom_cue_the_side_effects(query):
         # another cue wins; no medicine, or a class only: no leaflet of one drug
         ("how to store Humira when it is hot", ("storage",)),
         ("rash on my arm after gardening", ()),
-        ("dopamine agonist for restless legs, I cant sleep", ()),
+        ("dopamine agonist for restless legs, I cant sleep", ("indications_and_usage",)),
         # a symptom the drug's own indications name: what it is for
         ("Veoza hot flushes", ()),
         ("Aerius hives", ()),
@@ -420,6 +420,9 @@ def test_a21_each_symptom_word_is_a_section_4_word_of_the_leaflets():
         "which medicine treats gout",
         "can I get a cream for my eczema",
         "tablets to stop new kidney stones forming",
+        # a class named by a word of its own, asked for a condition
+        "SSRIs for anxiety",
+        "proteasome inhibitors for multiple myeloma",
     ],
 )
 def test_a26_a_request_for_a_treatment_cues_the_indications(query):
@@ -448,6 +451,7 @@ def test_a26_a_request_for_a_treatment_cues_the_indications(query):
         ("what can I take with my blood pressure tablets", ()),
         ("what does the doctor take blood for", ()),
         ("drugs for which a REMS programme is required", ()),
+        ("statins for which patients", ()),
         ("medicines to stop before surgery", ()),
     ],
 )

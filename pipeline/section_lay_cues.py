@@ -137,11 +137,6 @@ DESCRIPTION_LAY_CUES: tuple[str, ...] = (
 #: no drug) and cues no other section (``pipeline.intent.section_cues_for``): "cream
 #: for the rash Tagrisso gave me" asks about Tagrisso, "dose of antibiotics for a child"
 #: for a dosage.
-#: A-26: what a medicine did, not what it is for: "my tablets for diabetes gave me a rash".
-TREATMENT_CAUSED: tuple[str, ...] = (
-    r"(?:gave|giving|caused|causing|(?:has|have) given) (?:me|him|her|them|us|my|his|her)",
-)
-
 TREATMENT_REQUEST_CUES: tuple[str, ...] = (
     # "tablets for piles", "a jab that protects against lockjaw"; not "drugs for which a
     # REMS is required", "medicines to stop before surgery"
@@ -158,4 +153,9 @@ TREATMENT_REQUEST_CUES: tuple[str, ...] = (
     r"(?: [\w'-]+){0,3}? (?:for|to (?:treat|help|stop|prevent))",
     r"how (?:is|are) \w+(?: \w+)? treated",
     r"(?:what|which) (?:[\w-]+ )?treats?",
+)
+
+#: A-26: what a medicine did, not what it is for: "my tablets for diabetes gave me a rash".
+TREATMENT_CAUSED: tuple[str, ...] = (
+    r"(?:gave|giving|caused|causing|(?:has|have) given) (?:me|him|her|them|us|my|his)",
 )

@@ -69,7 +69,8 @@ def render_results(data: dict[str, Any], console: Console) -> None:
     summary = Text.assemble(
         "workflow ",
         (str(intent.get("workflow", "")), "bold"),
-        f"  cues {intent.get('section_cues', [])}  ",
+        f"  cues {intent.get('section_cues', [])}",
+        " (inferred)  " if intent.get("section_cues_implied") else "  ",
         f"corrected {', '.join(corrected)}  " if corrected else "",
         f"route {route}  total {data.get('total', 0)}",
     )

@@ -58,12 +58,19 @@ _TREATMENT_CAUSED_RE = cue_alternation(TREATMENT_CAUSED)
 _CLASS_FOR_RE = re.compile(r"\s+(?:for(?! (?:which|whom)\b)|to (?:treat|prevent)|against)\b", re.I)
 
 
+def _says_what_a_medicine_did(query: str) -> bool:
+    """A-26: it says what a medicine did, "my tablets gave me a rash" (``TREATMENT_CAUSED``)."""
+    caused = _TREATMENT_CAUSED_RE
+    assert caused is not None  # the table is non-empty
+    return bool(caused.search(query))
+
+
 def _asks_for_treatment(query: str) -> bool:
     """A-26: ``query`` asks what treats or prevents a condition ("antibiotic for Delhi
     belly"), not what a medicine did ("my tablets for diabetes gave me a rash")."""
-    request, caused = _TREATMENT_REQUEST_RE, _TREATMENT_CAUSED_RE
-    assert request is not None and caused is not None  # both tables are non-empty
-    return bool(request.search(query)) and not caused.search(query)
+    request = _TREATMENT_REQUEST_RE
+    assert request is not None  # the table is non-empty
+    return bool(request.search(query)) and not _says_what_a_medicine_did(query)
 
 
 def section_cues_for(
@@ -73,6 +80,7 @@ def section_cues_for(
     drugs: Sequence[str] = (),
     treatment_cue: bool = False,
     class_request: bool = False,
+    general_cue: bool = False,
 ) -> tuple[str, ...]:
     """Section cues named by the query, de-duplicated, first-appearance order.
 
@@ -88,7 +96,12 @@ def section_cues_for(
     question that names no drug, cues nothing else and asks for a treatment ("antibiotic
     for Delhi belly", ``pipeline.section_lay_cues.TREATMENT_REQUEST_CUES``; or
     ``class_request``: a class named and then "for", "SSRIs for anxiety") cues
-    ``indications_and_usage``. Without ``extended``, R-INT-6 as the seed wrote it
+    ``indications_and_usage``. With ``general_cue`` (A-27), every question that names no
+    drug and cues nothing else cues ``indications_and_usage``, a request or not ("acid
+    reflux and heartburn", "EGFR tyrosine kinase inhibitor tablets"), unless it says what
+    a medicine did ("my tablets for diabetes gave me a rash"): in a collection of drug
+    labels, a question about a condition or a kind of medicine is answered first by what
+    the medicines are for. Without ``extended``, R-INT-6 as the seed wrote it
     (``warnings``, ``dosage``, ``indications_and_usage``).
     """
     cues = query_section_cues(query, seed=not extended, names_medicine=names_medicine)
@@ -98,12 +111,22 @@ def section_cues_for(
         if names_a_side_effect(query, treated):
             return ("adverse_reactions",)
     # a question that names a drug asks about that drug; its own cues say what
-    asks = class_request or _asks_for_treatment(query)
-    if extended and treatment_cue and not (cues or drugs) and asks:
+    if general_cue:
+        asks = not _says_what_a_medicine_did(query)
+    else:
+        asks = treatment_cue and (class_request or _asks_for_treatment(query))
+    if extended and not (cues or drugs) and asks:
         # "can you crush tablets for epilepsy": a medicine named by a plain word is asked
         # about as A-18 reads it ("tablets", "cream" are no drug or class)
         return query_section_cues(query, names_medicine=True) or ("indications_and_usage",)
     return cues
+
+
+def _inferred(query: str, cues: tuple[str, ...], named: tuple[str, ...]) -> bool:
+    """A-27: ``cues`` are A-26's or A-27's indications, which no word of ``query`` names
+    (not A-18's words read as if a medicine were named: "can you crush tablets")."""
+    inferred = cues != named and cues == ("indications_and_usage",)
+    return inferred and not query_section_cues(query, names_medicine=True)
 
 
 @dataclass(frozen=True)
@@ -152,6 +175,7 @@ def detect_retrieval_intent(
     chemical_collection: str = "chemical",
     extended_section_cues: bool = True,
     treatment_cue: bool = True,
+    general_cue: bool = True,
 ) -> QueryRetrievalIntent:
     """Intent of ``query`` (R-INT-1..6), from its text only.
 
@@ -169,6 +193,10 @@ def detect_retrieval_intent(
             seed wrote it.
         treatment_cue: A-26, a question that names no drug and asks for a treatment cues
             the indications when nothing else is cued (``section_cues_for``).
+        general_cue: A-27, every question that names no drug and cues nothing else cues
+            the indications (``section_cues_for``; ``treatment_cue`` then adds nothing).
+            A cue of A-26 or A-27 is marked ``section_cues_implied``: the question's
+            words did not name it.
     """
     vocabulary = vocabulary or default_vocabulary()
     drugs = tuple(vocabulary.match_drug_entities(query))
@@ -177,13 +205,17 @@ def detect_retrieval_intent(
     names_medicine = bool(drugs) or bool(classes)
     # A-26: a class asked for a condition, "SSRIs for anxiety", "statins for cholesterol"
     class_request = any(_CLASS_FOR_RE.match(query, m.end) for m in classes)
-    signals = _Signals(
-        query=query,
-        drugs=drugs,
-        cues=section_cues_for(
-            query, extended_section_cues, names_medicine, drugs, treatment_cue, class_request
-        ),
+    named = section_cues_for(query, extended_section_cues, names_medicine, drugs)
+    cues = section_cues_for(
+        query,
+        extended_section_cues,
+        names_medicine,
+        drugs,
+        treatment_cue,
+        class_request,
+        general_cue,
     )
+    signals = _Signals(query=query, drugs=drugs, cues=cues)
     corrections = tuple(vocabulary.corrections(query))
     for rule in INTENT_RULES:
         if rule.matches(signals):
@@ -193,5 +225,6 @@ def detect_retrieval_intent(
                 section_cues=() if rule.workflow == "chemical" else signals.cues,
                 require_entity_match=rule.require_entity_match,
                 corrections=corrections,
+                section_cues_implied=rule.workflow != "chemical" and _inferred(query, cues, named),
             )
     raise AssertionError("R-INT-5 always matches")  # pragma: no cover

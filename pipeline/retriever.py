@@ -179,6 +179,7 @@ class Retriever:
             self.settings.routing.chemical_collection,
             self.settings.routing.extended_section_cues,
             self.settings.routing.treatment_section_cue,
+            self.settings.routing.general_section_cue,
         ).model_copy(update={"corrections": corrections})
         # A-25 after the intent: a gloss names the condition the question named, and its
         # words ask for no section ("morning sickness (nausea and vomiting of pregnancy)"

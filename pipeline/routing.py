@@ -90,6 +90,7 @@ class BiomedQueryRouteClassifier:
             routing.chemical_collection,
             routing.extended_section_cues,
             routing.treatment_section_cue,
+            routing.general_section_cue,
         )
         entities = tuple(self.vocabulary.match_entities(query))
         drugs = tuple(self.vocabulary.match_drug_entities(query))

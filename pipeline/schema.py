@@ -131,14 +131,15 @@ class NodeWithScore(BaseModel):
 
 
 class QueryRetrievalIntent(BaseModel):
-    """Retrieval intent of one query (SPEC.md section 2), computed once per request
-    (R-INT-7)."""
+    """Retrieval intent of one query (SPEC.md section 2), computed once per request (R-INT-7)."""
 
     model_config = ConfigDict(frozen=True)
 
     workflow: Workflow = "general"
     suppress_collections: tuple[str, ...] = ()
     section_cues: tuple[str, ...] = ()
+    #: A-27: the cues were inferred (A-26, A-27): Tier-2 weighs them, R-EXP-2 adds no words.
+    section_cues_implied: bool = False
     require_entity_match: bool = False
     #: Typo corrections made in the query, drugs' (A-6) then other words' (A-19):
     #: ``"osimertinb→osimertinib"``, ``"nausia→nausea"``; later stages read them corrected.
@@ -175,8 +176,7 @@ class ExpandedQuery(BaseModel):
 
 
 class ScopeFilter(BaseModel):
-    """Scope of a request: knowledge bases, document ids, tags (R-RT-12). Empty fields do
-    not restrict."""
+    """Scope of a request: knowledge bases, document ids, tags (R-RT-12); empty: no limit."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -105,6 +105,12 @@ class RoutingSettings(_Frozen):
     #: piles") cues the indications (``pipeline.intent.section_cues_for``). False: such
     #: a question cues no section.
     treatment_section_cue: bool = True
+    #: A-27: every question that names no drug and cues no section cues the indications,
+    #: a treatment request or not ("acid reflux and heartburn"), unless it says what a
+    #: medicine did; such an inferred cue weighs in Tier-2 but adds no sparse words
+    #: (``pipeline.intent.section_cues_for``, ``QueryRetrievalIntent.section_cues_implied``).
+    #: False: A-26 alone (``treatment_section_cue``).
+    general_section_cue: bool = True
     #: R-RT-5: a text question that names a drug also searches the chemical collection.
     #: False routes it to text only (a structure question still goes to chemistry, R-RT-3).
     chemical_for_drug_queries: bool = True

@@ -66,3 +66,11 @@ def test_r_exp_2_sparse_terms_are_drugs_and_cues_with_spaces(vocabulary):
     expanded = expand("Tagrisso indications and warnings", "pubmedbert", vocabulary)
     assert expanded.sparse_terms == ("osimertinib", "indications and usage", "warnings")
     assert expanded.intent.workflow == "drug_entity"
+
+
+def test_a27_an_inferred_cue_adds_no_sparse_words(vocabulary):
+    # "indications and usage" is no word of the question; a named cue is (R-EXP-2)
+    assert expand("acid reflux and heartburn", "pubmedbert", vocabulary).sparse_terms == ()
+    named = expand("what is it used for, acid reflux", "pubmedbert", vocabulary)
+    assert named.sparse_terms == ("indications and usage",)
+    assert named.intent.section_cues == ("indications_and_usage",)

@@ -461,7 +461,18 @@ async def test_a25_the_intent_is_read_before_the_gloss(stores, vocabulary):
 
 @pytest.mark.parametrize("cued", [True, False])
 async def test_a26_a_treatment_request_cues_the_indications_by_setting(stores, vocabulary, cued):
-    routing = {"treatment_section_cue": cued}
+    routing = {"treatment_section_cue": cued, "general_section_cue": False}
     retriever = make_retriever(stores, vocabulary, routing=routing)
     response = await retriever.search(SearchRequest(query="antibiotic for travellers' diarrhoea"))
     assert response.intent.section_cues == (("indications_and_usage",) if cued else ())
+
+
+@pytest.mark.parametrize("cued", [True, False])
+async def test_a27_a_question_that_names_no_drug_cues_the_indications_by_setting(
+    stores, vocabulary, cued
+):
+    routing = {"general_section_cue": cued}
+    retriever = make_retriever(stores, vocabulary, routing=routing)
+    response = await retriever.search(SearchRequest(query="acid reflux and heartburn"))
+    assert response.intent.section_cues == (("indications_and_usage",) if cued else ())
+    assert response.intent.section_cues_implied is cued

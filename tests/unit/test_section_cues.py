@@ -116,7 +116,8 @@ def test_a5_lay_phrasing_cues_the_stored_section(query, cue):
     ],
 )
 def test_a5_no_cue_where_no_section_is_asked_for(query):
-    assert detect_retrieval_intent(query).section_cues == ()
+    # A-27 gives a question that names no drug the indications; A-5 alone asks for none
+    assert detect_retrieval_intent(query, general_cue=False).section_cues == ()
 
 
 @pytest.mark.parametrize(
@@ -190,8 +191,9 @@ def test_a18_lay_words_of_the_leaflet_sub_headings_cue_their_section(query, cue)
 def test_a18_no_cue_from_the_same_words_used_otherwise(query, treatment):
     # A-18's words cue nothing here; a request for a treatment is A-26's indications cue
     cues = ("indications_and_usage",) if treatment else ()
-    assert detect_retrieval_intent(query).section_cues == cues
-    assert detect_retrieval_intent(query, treatment_cue=False).section_cues == ()
+    assert detect_retrieval_intent(query, general_cue=False).section_cues == cues
+    off = detect_retrieval_intent(query, treatment_cue=False, general_cue=False)
+    assert off.section_cues == ()
 
 
 @pytest.mark.parametrize(
@@ -221,7 +223,7 @@ def test_a18_no_cue_from_the_same_words_used_otherwise(query, treatment):
     ],
 )
 def test_a18_lay_cues_need_a_medicine_and_their_own_sense(query, not_cued):
-    cues = detect_retrieval_intent(query).section_cues
+    cues = detect_retrieval_intent(query, general_cue=False).section_cues
     assert cues == () if not_cued is None else not_cued not in cues
 
 
@@ -384,7 +386,7 @@ def test_a21_a_drug_and_a_symptom_cue_the_side_effects(query):
     ],
 )
 def test_a21_no_side_effect_cue_for_what_a_medicine_treats(query, cues):
-    assert detect_retrieval_intent(query).section_cues == cues
+    assert detect_retrieval_intent(query, general_cue=False).section_cues == cues
 
 
 def test_a21_seed_cues_have_no_symptom_cue():
@@ -426,9 +428,12 @@ def test_a21_each_symptom_word_is_a_section_4_word_of_the_leaflets():
     ],
 )
 def test_a26_a_request_for_a_treatment_cues_the_indications(query):
-    assert detect_retrieval_intent(query).section_cues == ("indications_and_usage",)
+    intent = detect_retrieval_intent(query, general_cue=False)
+    assert intent.section_cues == ("indications_and_usage",)
+    assert intent.section_cues_implied  # no word of the question names the section
     # the switch off is A-5 alone: no section asked for
-    assert detect_retrieval_intent(query, treatment_cue=False).section_cues == ()
+    off = detect_retrieval_intent(query, treatment_cue=False, general_cue=False)
+    assert off.section_cues == ()
 
 
 @pytest.mark.parametrize(
@@ -456,8 +461,56 @@ def test_a26_a_request_for_a_treatment_cues_the_indications(query):
     ],
 )
 def test_a26_no_treatment_cue_beside_another_or_without_a_request(query, cues):
-    assert detect_retrieval_intent(query).section_cues == cues
+    assert detect_retrieval_intent(query, general_cue=False).section_cues == cues
 
 
 def test_a26_is_the_product_default():
     assert PipelineSettings().routing.treatment_section_cue is True
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # a condition, by its everyday or its clinical name, with no request words
+        "acid reflux and heartburn",
+        "hereditary angioedema prophylaxis",
+        "how is the disease diagnosed",
+        # a kind of medicine and no condition
+        "EGFR tyrosine kinase inhibitor tablets",
+        # A-26's requests are A-27's too
+        "antibiotic for Delhi belly",
+    ],
+)
+def test_a27_a_question_that_names_no_drug_cues_the_indications(query):
+    intent = detect_retrieval_intent(query)
+    assert intent.section_cues == ("indications_and_usage",)
+    assert intent.section_cues_implied
+    off = detect_retrieval_intent(query, treatment_cue=False, general_cue=False)
+    assert off.section_cues == ()
+    assert not off.section_cues_implied
+
+
+@pytest.mark.parametrize(
+    ("query", "cues"),
+    [
+        # a section the question names is its only cue, named by its words
+        ("side effects of tablets for high blood pressure", ("adverse_reactions",)),
+        ("can you crush tablets for epilepsy", ("dosage_and_administration",)),
+        ("what are these tablets used for", ("indications_and_usage",)),
+        # a question that names a drug asks about that drug
+        ("Kisqali tablets for breast cancer", ()),
+        ("Tagrisso rash", ("adverse_reactions",)),
+        # what a medicine did, not what it is for
+        ("my tablets for diabetes gave me a rash", ()),
+        # a structure question carries no cue (R-INT-1)
+        ("SMILES of caffeine", ()),
+    ],
+)
+def test_a27_no_inferred_cue_beside_a_named_one_a_drug_or_what_a_medicine_did(query, cues):
+    intent = detect_retrieval_intent(query)
+    assert intent.section_cues == cues
+    assert not intent.section_cues_implied
+
+
+def test_a27_is_the_product_default():
+    assert PipelineSettings().routing.general_section_cue is True

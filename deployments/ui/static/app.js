@@ -277,7 +277,11 @@ function renderSummary(body) {
   const route = (body.route || []).map((p) => `${p.collection} (${p.encoder}, top ${p.top_k})`);
   const rows = [
     ["Workflow", intent.workflow || "general"],
-    ["Section cues", (intent.section_cues || []).join(", ") || "none"],
+    [
+      "Section cues",
+      ((intent.section_cues || []).join(", ") || "none") +
+        (intent.section_cues_implied ? " (inferred: the question names no drug)" : ""),
+    ],
     ["Entity match required", intent.require_entity_match ? "yes" : "no"],
     ["Detected entities", entities.join(", ") || "none reported"],
     ["Typo corrections", corrections.join(", ") || "none"],

@@ -1,4 +1,4 @@
-"""Query intent detection (SPEC.md section 2, R-INT-1..7, A-5, A-6).
+"""Query intent detection (SPEC.md section 2, R-INT-1..7, A-5, A-6, A-26, A-27).
 
 The intent comes from the query text only. Rules are a table walked in order; the first
 that matches wins.
@@ -11,7 +11,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pipeline.schema import QueryRetrievalIntent, Workflow
-from pipeline.section_lay_cues import TREATMENT_CAUSED, TREATMENT_REQUEST_CUES
+from pipeline.section_lay_cues import (
+    MEDICINE_WORDS,
+    NOT_ABOUT_A_CONDITION,
+    TREATMENT_CAUSED,
+    TREATMENT_REQUEST_CUES,
+)
 from pipeline.section_symptoms import names_a_side_effect
 from pipeline.section_vocabulary import cue_alternation, query_section_cues
 from pipeline.structure import is_structure_token, structure_tokens
@@ -21,6 +26,7 @@ from pipeline.vocabulary_loader import shipped_indication_symptoms
 __all__ = [
     "INTENT_RULES",
     "detect_retrieval_intent",
+    "general_section_cues",
     "looks_like_smiles",
     "section_cues_for",
     "smiles_tokens",
@@ -52,25 +58,24 @@ def smiles_tokens(query: str) -> list[str]:
 
 _TREATMENT_REQUEST_RE = cue_alternation(TREATMENT_REQUEST_CUES)
 _TREATMENT_CAUSED_RE = cue_alternation(TREATMENT_CAUSED)
+_MEDICINE_WORD_RE = cue_alternation(MEDICINE_WORDS)
+_NOT_ABOUT_A_CONDITION_RE = cue_alternation(NOT_ABOUT_A_CONDITION)
 
 
 #: After a class's name: "SSRIs for anxiety", "anticoagulant to prevent stroke".
 _CLASS_FOR_RE = re.compile(r"\s+(?:for(?! (?:which|whom)\b)|to (?:treat|prevent)|against)\b", re.I)
 
 
-def _says_what_a_medicine_did(query: str) -> bool:
-    """A-26: it says what a medicine did, "my tablets gave me a rash" (``TREATMENT_CAUSED``)."""
-    caused = _TREATMENT_CAUSED_RE
-    assert caused is not None  # the table is non-empty
-    return bool(caused.search(query))
+def _matches(pattern: re.Pattern[str] | None, query: str) -> bool:
+    assert pattern is not None  # built from a non-empty table
+    return bool(pattern.search(query))
 
 
 def _asks_for_treatment(query: str) -> bool:
     """A-26: ``query`` asks what treats or prevents a condition ("antibiotic for Delhi
     belly"), not what a medicine did ("my tablets for diabetes gave me a rash")."""
-    request = _TREATMENT_REQUEST_RE
-    assert request is not None  # the table is non-empty
-    return bool(request.search(query)) and not _says_what_a_medicine_did(query)
+    request, caused = _TREATMENT_REQUEST_RE, _TREATMENT_CAUSED_RE
+    return _matches(request, query) and not _matches(caused, query)
 
 
 def section_cues_for(
@@ -80,7 +85,6 @@ def section_cues_for(
     drugs: Sequence[str] = (),
     treatment_cue: bool = False,
     class_request: bool = False,
-    general_cue: bool = False,
 ) -> tuple[str, ...]:
     """Section cues named by the query, de-duplicated, first-appearance order.
 
@@ -96,12 +100,7 @@ def section_cues_for(
     question that names no drug, cues nothing else and asks for a treatment ("antibiotic
     for Delhi belly", ``pipeline.section_lay_cues.TREATMENT_REQUEST_CUES``; or
     ``class_request``: a class named and then "for", "SSRIs for anxiety") cues
-    ``indications_and_usage``. With ``general_cue`` (A-27), every question that names no
-    drug and cues nothing else cues ``indications_and_usage``, a request or not ("acid
-    reflux and heartburn", "EGFR tyrosine kinase inhibitor tablets"), unless it says what
-    a medicine did ("my tablets for diabetes gave me a rash"): in a collection of drug
-    labels, a question about a condition or a kind of medicine is answered first by what
-    the medicines are for. Without ``extended``, R-INT-6 as the seed wrote it
+    ``indications_and_usage``. Without ``extended``, R-INT-6 as the seed wrote it
     (``warnings``, ``dosage``, ``indications_and_usage``).
     """
     cues = query_section_cues(query, seed=not extended, names_medicine=names_medicine)
@@ -111,22 +110,35 @@ def section_cues_for(
         if names_a_side_effect(query, treated):
             return ("adverse_reactions",)
     # a question that names a drug asks about that drug; its own cues say what
-    if general_cue:
-        asks = not _says_what_a_medicine_did(query)
-    else:
-        asks = treatment_cue and (class_request or _asks_for_treatment(query))
-    if extended and not (cues or drugs) and asks:
+    asks = class_request or _asks_for_treatment(query)
+    if extended and treatment_cue and not (cues or drugs) and asks:
         # "can you crush tablets for epilepsy": a medicine named by a plain word is asked
         # about as A-18 reads it ("tablets", "cream" are no drug or class)
         return query_section_cues(query, names_medicine=True) or ("indications_and_usage",)
     return cues
 
 
-def _inferred(query: str, cues: tuple[str, ...], named: tuple[str, ...]) -> bool:
-    """A-27: ``cues`` are A-26's or A-27's indications, which no word of ``query`` names
-    (not A-18's words read as if a medicine were named: "can you crush tablets")."""
-    inferred = cues != named and cues == ("indications_and_usage",)
-    return inferred and not query_section_cues(query, names_medicine=True)
+def general_section_cues(query: str, names_a_medicine: bool) -> tuple[str, ...]:
+    """A-27: the section cue of a question that names no drug and no section.
+
+    In a collection of drug labels, a question about a condition or a kind of medicine
+    is answered first by what the medicines are for: ``indications_and_usage`` ("acid
+    reflux and heartburn", "EGFR tyrosine kinase inhibitor tablets"). Where
+    ``names_a_medicine`` (a class, a substance the vocabulary types ``other`` such as
+    insulin or co-codamol, or a plain word of ``MEDICINE_WORDS``: "iron tablets"), the
+    question is read first as asking about that medicine: A-18's lay cues ("can you crush
+    tablets" -> dosage), then A-21's side-effect words ("co-codamol constipation",
+    "ACE inhibitor cough" -> adverse reactions). No cue where it says what a medicine did
+    ("my tablets for diabetes gave me a rash") or is about no condition ("drugs for which
+    a REMS programme is required", ``NOT_ABOUT_A_CONDITION``).
+    """
+    if _matches(_TREATMENT_CAUSED_RE, query) or _matches(_NOT_ABOUT_A_CONDITION_RE, query):
+        return ()
+    if names_a_medicine:
+        cues = query_section_cues(query, names_medicine=True)
+        if cues:
+            return cues
+    return ("indications_and_usage",)
 
 
 @dataclass(frozen=True)
@@ -180,7 +192,7 @@ def detect_retrieval_intent(
     """Intent of ``query`` (R-INT-1..6), from its text only.
 
     The chemical workflow carries no section cues (R-INT-1); every other workflow carries
-    the cues the query names. Regulatory suppresses ``chemical_collection`` (R-INT-2).
+    the query's section cues. Regulatory suppresses ``chemical_collection`` (R-INT-2).
     Drugs are counted after A-6 resolution: a drug named with its salt is one drug
     (``imatinib mesylate`` plus chemotherapy is not a combination), a misspelt drug is
     the drug it was read as, and the corrections are recorded on the intent.
@@ -193,28 +205,34 @@ def detect_retrieval_intent(
             seed wrote it.
         treatment_cue: A-26, a question that names no drug and asks for a treatment cues
             the indications when nothing else is cued (``section_cues_for``).
-        general_cue: A-27, every question that names no drug and cues nothing else cues
-            the indications (``section_cues_for``; ``treatment_cue`` then adds nothing).
-            A cue of A-26 or A-27 is marked ``section_cues_implied``: the question's
-            words did not name it.
+        general_cue: A-27 (``general_section_cues``), for every question that names no
+            drug and no section and asks for no label (R-INT-2), in place of A-26. Its
+            indications cue is marked ``section_cues_implied``: no word of the question
+            names it, so it adds none to the sparse terms (R-EXP-2).
     """
     vocabulary = vocabulary or default_vocabulary()
     drugs = tuple(vocabulary.match_drug_entities(query))
     # A-18's lay cues ask about a medicine's leaflet: a drug, a brand or a class
-    classes = [m for m in vocabulary.find(query) if m.entity.semantic_type == "class"]
+    found = vocabulary.find(query)
+    classes = [m for m in found if m.entity.semantic_type == "class"]
     names_medicine = bool(drugs) or bool(classes)
     # A-26: a class asked for a condition, "SSRIs for anxiety", "statins for cholesterol"
     class_request = any(_CLASS_FOR_RE.match(query, m.end) for m in classes)
-    named = section_cues_for(query, extended_section_cues, names_medicine, drugs)
+    general = general_cue and extended_section_cues and not _LABEL_CUE_RE.search(query)
     cues = section_cues_for(
         query,
         extended_section_cues,
         names_medicine,
         drugs,
-        treatment_cue,
+        treatment_cue and not general,
         class_request,
-        general_cue,
     )
+    implied = False
+    if general and not (cues or drugs):
+        others = any(m.entity.semantic_type == "other" for m in found)
+        plain = _matches(_MEDICINE_WORD_RE, query)
+        cues = general_section_cues(query, names_medicine or others or plain)
+        implied = cues == ("indications_and_usage",)
     signals = _Signals(query=query, drugs=drugs, cues=cues)
     corrections = tuple(vocabulary.corrections(query))
     for rule in INTENT_RULES:
@@ -225,6 +243,6 @@ def detect_retrieval_intent(
                 section_cues=() if rule.workflow == "chemical" else signals.cues,
                 require_entity_match=rule.require_entity_match,
                 corrections=corrections,
-                section_cues_implied=rule.workflow != "chemical" and _inferred(query, cues, named),
+                section_cues_implied=implied and rule.workflow != "chemical",
             )
     raise AssertionError("R-INT-5 always matches")  # pragma: no cover

@@ -138,7 +138,7 @@ class QueryRetrievalIntent(BaseModel):
     workflow: Workflow = "general"
     suppress_collections: tuple[str, ...] = ()
     section_cues: tuple[str, ...] = ()
-    #: A-27: the cues were inferred (A-26, A-27): Tier-2 weighs them, R-EXP-2 adds no words.
+    #: A-27: the indications were inferred, not named: Tier-2 weighs them, R-EXP-2 adds no words.
     section_cues_implied: bool = False
     require_entity_match: bool = False
     #: Typo corrections made in the query, drugs' (A-6) then other words' (A-19):

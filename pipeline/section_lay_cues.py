@@ -159,3 +159,20 @@ TREATMENT_REQUEST_CUES: tuple[str, ...] = (
 TREATMENT_CAUSED: tuple[str, ...] = (
     r"(?:gave|giving|caused|causing|(?:has|have) given) (?:me|him|her|them|us|my|his)",
 )
+
+#: A-27: a medicine named by a plain word, no drug or class: "iron tablets black stools",
+#: "what do the capsules look like". Such a question is read with A-18's lay cues as if
+#: a drug were named, before A-27 gives it the indications.
+MEDICINE_WORDS: tuple[str, ...] = (
+    r"medicines?|medications?|meds|tablets?|pills?|capsules?|caplets?|creams?|ointments?|"
+    r"gels?|lotions?|drops|sprays?|inhalers?|injections?|jabs?|patch(?:es)?|sachets?|"
+    r"lozenges?|suppositor(?:y|ies)|pessar(?:y|ies)|syrups?|mouthwash(?:es)?|implants?|"
+    r"infusions?|vaccines?|antibiotics?|antivirals?|antifungals?|painkillers?|chemo",
+)
+
+#: A-27: no question about a condition: "drugs for which a REMS programme is required",
+#: "medicines to stop before surgery" (the exclusions of A-26's requests).
+NOT_ABOUT_A_CONDITION: tuple[str, ...] = (
+    r"for (?:which|whom)",
+    r"stop(?:ping)? (?:taking |using )?(?:before|prior to)",
+)

@@ -102,14 +102,15 @@ class RoutingSettings(_Frozen):
     gloss_lay_names: bool = True
     #: A-26: a question that names no drug (a class may be named), cues no section and
     #: asks for a treatment ("antibiotic for Delhi belly", "what can the GP prescribe for
-    #: piles") cues the indications (``pipeline.intent.section_cues_for``). False: such
-    #: a question cues no section.
+    #: piles") cues the indications (``pipeline.intent.section_cues_for``). Read only with
+    #: ``general_section_cue`` false (A-27 covers these questions); false too: no cue.
     treatment_section_cue: bool = True
-    #: A-27: every question that names no drug and cues no section cues the indications,
-    #: a treatment request or not ("acid reflux and heartburn"), unless it says what a
-    #: medicine did; such an inferred cue weighs in Tier-2 but adds no sparse words
-    #: (``pipeline.intent.section_cues_for``, ``QueryRetrievalIntent.section_cues_implied``).
-    #: False: A-26 alone (``treatment_section_cue``).
+    #: A-27: every question that names no drug, no section and no label cues the
+    #: indications ("acid reflux and heartburn"), after A-18's and A-21's readings where
+    #: it names a medicine by a class, a substance or a plain word ("co-codamol
+    #: constipation" -> side effects); the inferred cue weighs in Tier-2 but adds no sparse
+    #: words (``pipeline.intent.general_section_cues``, ``section_cues_implied``). Needs
+    #: ``extended_section_cues``. False: A-26 as session 19 left it.
     general_section_cue: bool = True
     #: R-RT-5: a text question that names a drug also searches the chemical collection.
     #: False routes it to text only (a structure question still goes to chemistry, R-RT-3).

@@ -3,6 +3,7 @@
 import pytest
 
 from pipeline.expansion import expand, expand_query_for_dense_retrieval, expansion_terms
+from pipeline.intent import detect_retrieval_intent
 from pipeline.vocabulary import Entity, Vocabulary
 
 pytestmark = pytest.mark.unit
@@ -74,3 +75,13 @@ def test_a27_an_inferred_cue_adds_no_sparse_words(vocabulary):
     named = expand("what is it used for, acid reflux", "pubmedbert", vocabulary)
     assert named.sparse_terms == ("indications and usage",)
     assert named.intent.section_cues == ("indications_and_usage",)
+
+
+def test_a27_off_gives_a26_its_words_back(vocabulary):
+    # general_section_cue false is A-26 as it was: its cue adds its words (R-EXP-2)
+    query = "antibiotic for Delhi belly"
+    a26 = detect_retrieval_intent(query, vocabulary, general_cue=False)
+    assert expand(query, "pubmedbert", vocabulary, a26).sparse_terms == ("indications and usage",)
+    a27 = detect_retrieval_intent(query, vocabulary)
+    assert a27.section_cues == a26.section_cues
+    assert expand(query, "pubmedbert", vocabulary, a27).sparse_terms == ()

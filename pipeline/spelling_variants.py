@@ -39,7 +39,13 @@ from functools import lru_cache
 from pipeline.text import fold
 from pipeline.vocabulary_loader import shipped_spelling_words
 
-__all__ = ["MIN_VARIANT_WORD", "SpellingVariants", "american_key", "default_spelling_variants"]
+__all__ = [
+    "MIN_VARIANT_WORD",
+    "SpellingVariants",
+    "american_key",
+    "american_phrase",
+    "default_spelling_variants",
+]
 
 #: The shortest word read under the rules (letters).
 MIN_VARIANT_WORD = 5
@@ -82,6 +88,16 @@ def american_key(word: str) -> str:
     for pattern, replacement in _RULES:
         key = pattern.sub(replacement, key)
     return key
+
+
+_LETTERS_RE = re.compile(r"[^\W\d_]+")
+
+
+def american_phrase(text: str) -> str:
+    """``text`` with each run of letters as :func:`american_key` gives it (folded, in
+    American spelling), everything between the runs as written: "Travellers' diarrhoea"
+    -> "travelers' diarrhea", "Gastro-oesophageal" -> "gastro-esophageal"."""
+    return _LETTERS_RE.sub(lambda word: american_key(word.group(0)), text)
 
 
 class SpellingVariants:

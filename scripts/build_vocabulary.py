@@ -98,7 +98,7 @@ from pipeline.ingest.read_drug_labels import split_local_representatives
 from pipeline.lay_condition_table import CURATED_LAY_NAMES
 from pipeline.section_symptoms import symptom_lemmas
 from pipeline.spelling import WordSpeller
-from pipeline.spelling_variants import american_key
+from pipeline.spelling_variants import american_key, american_phrase
 from pipeline.text import fold, match_key
 from pipeline.vocabulary import (
     CAPITALISED_WORDS,
@@ -524,14 +524,11 @@ _GREEK_NAMES_LOWER = frozenset({"alfa", "beta", "zeta", "iota", "theta", "delta"
 #: aciclovir / acyclovir, cefalexin / cephalexin, beclometasone / beclomethasone,
 #: simeticone / simethicone, alfa / alpha.
 _INN_LETTERS = (("ph", "f"), ("th", "t"), ("y", "i"))
-_LETTERS_RE = re.compile(r"[^\W\d_]+")
-
-
 def inn_spelling_key(name: str) -> str:
     """One key for the spellings of a name (A-23): folded, each word in American spelling
     (``pipeline.spelling_variants.american_key``: oestradiol -> estradiol), then "ph" as
     "f", "th" as "t" and "y" as "i" (aciclovir and acyclovir -> ``aciclovir``)."""
-    key = _LETTERS_RE.sub(lambda word: american_key(word.group(0)), fold(name))
+    key = american_phrase(fold(name))
     for written, spelt in _INN_LETTERS:
         key = key.replace(written, spelt)
     return key
@@ -868,7 +865,7 @@ def add_curated_lay_names(rows: list[dict], known: dict[str, dict]) -> int:
     for condition, names in CURATED_LAY_NAMES.items():
         # the table writes British names; ICD's rows are American ("Gastro-esophageal
         # reflux disease"), and a new row takes both ("haemorrhoids", "hemorrhoids")
-        american = "".join(american_key(part) for part in re.split(r"([\s-])", condition))
+        american = american_phrase(condition)
         row = known.get(condition.lower()) or known.get(american.lower())
         if row is None:
             row = {"c": condition, "t": "disease", "a": []}

@@ -4,7 +4,12 @@ import pytest
 
 from pipeline.lexical import lexical_query_text
 from pipeline.settings import LexicalSettings
-from pipeline.spelling_variants import SpellingVariants, american_key, default_spelling_variants
+from pipeline.spelling_variants import (
+    SpellingVariants,
+    american_key,
+    american_phrase,
+    default_spelling_variants,
+)
 
 
 @pytest.mark.parametrize(
@@ -89,3 +94,17 @@ def test_a20_the_bm25_query_carries_the_other_spelling(vocabulary, on):
     assert text.startswith("Xarelto diarrhea")
     assert ("diarrhoea" in text.split()) is on
     assert "diarrhoea" not in lexical_query_text("Xarelto dose", vocabulary, settings).split()
+
+
+@pytest.mark.parametrize(
+    ("phrase", "american"),
+    [
+        # a word with an apostrophe is still a word: the build's lay-name aliases
+        ("Travellers' diarrhoea", "travelers' diarrhea"),
+        ("Gastro-oesophageal reflux disease", "gastro-esophageal reflux disease"),
+        ("haemorrhoids (piles)", "hemorrhoids (piles)"),
+        ("type 2 diabetes", "type 2 diabetes"),
+    ],
+)
+def test_american_phrase_respells_each_word_and_keeps_what_is_between(phrase, american):
+    assert american_phrase(phrase) == american

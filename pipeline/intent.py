@@ -126,11 +126,13 @@ def general_section_cues(query: str, names_a_medicine: bool) -> tuple[str, ...]:
     reflux and heartburn", "EGFR tyrosine kinase inhibitor tablets"). Where
     ``names_a_medicine`` (a class, a substance the vocabulary types ``other`` such as
     insulin or co-codamol, or a plain word of ``MEDICINE_WORDS``: "iron tablets"), the
-    question is read first as asking about that medicine: A-18's lay cues ("can you crush
-    tablets" -> dosage), then A-21's side-effect words ("co-codamol constipation",
-    "ACE inhibitor cough" -> adverse reactions). No cue where it says what a medicine did
-    ("my tablets for diabetes gave me a rash") or is about no condition ("drugs for which
-    a REMS programme is required", ``NOT_ABOUT_A_CONDITION``).
+    question is read first with A-18's lay cues, as if a drug were named ("can you crush
+    tablets" -> dosage, "how long does insulin last once opened" -> storage). A-21's
+    side-effect words are not read: without a named drug's indications they cannot tell
+    "ACE inhibitor cough" from "cream for an itchy red rash between my toes" (52 such
+    treatment questions of the evaluation sets turned to the side effects). No cue where
+    it says what a medicine did ("my tablets for diabetes gave me a rash") or is about no
+    condition ("drugs for which a REMS programme is required", ``NOT_ABOUT_A_CONDITION``).
     """
     if _matches(_TREATMENT_CAUSED_RE, query) or _matches(_NOT_ABOUT_A_CONDITION_RE, query):
         return ()

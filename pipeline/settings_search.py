@@ -106,10 +106,10 @@ class RoutingSettings(_Frozen):
     #: ``general_section_cue`` false (A-27 covers these questions); false too: no cue.
     treatment_section_cue: bool = True
     #: A-27: every question that names no drug, no section and no label cues the
-    #: indications ("acid reflux and heartburn"), after A-18's and A-21's readings where
-    #: it names a medicine by a class, a substance or a plain word ("co-codamol
-    #: constipation" -> side effects); the inferred cue weighs in Tier-2 but adds no sparse
-    #: words (``pipeline.intent.general_section_cues``, ``section_cues_implied``). Needs
+    #: indications ("acid reflux and heartburn"), after A-18's reading where it names a
+    #: medicine by a class, a substance or a plain word ("how long does insulin last once
+    #: opened" -> storage); the inferred cue weighs in Tier-2 but adds no sparse words
+    #: (``pipeline.intent.general_section_cues``, ``section_cues_implied``). Needs
     #: ``extended_section_cues``. False: A-26 as session 19 left it.
     general_section_cue: bool = True
     #: R-RT-5: a text question that names a drug also searches the chemical collection.

@@ -524,6 +524,8 @@ _GREEK_NAMES_LOWER = frozenset({"alfa", "beta", "zeta", "iota", "theta", "delta"
 #: aciclovir / acyclovir, cefalexin / cephalexin, beclometasone / beclomethasone,
 #: simeticone / simethicone, alfa / alpha.
 _INN_LETTERS = (("ph", "f"), ("th", "t"), ("y", "i"))
+
+
 def inn_spelling_key(name: str) -> str:
     """One key for the spellings of a name (A-23): folded, each word in American spelling
     (``pipeline.spelling_variants.american_key``: oestradiol -> estradiol), then "ph" as

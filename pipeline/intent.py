@@ -129,7 +129,7 @@ def general_section_cues(query: str, names_a_medicine: bool) -> tuple[str, ...]:
     question is read first with A-18's lay cues, as if a drug were named ("can you crush
     tablets" -> dosage, "how long does insulin last once opened" -> storage). A-21's
     side-effect words are not read: without a named drug's indications they cannot tell
-    "ACE inhibitor cough" from "cream for an itchy red rash between my toes" (52 such
+    "ACE inhibitor cough" from "athlete's foot cream? itchy red rash between my toes" (52 such
     treatment questions of the evaluation sets turned to the side effects). No cue where
     it says what a medicine did ("my tablets for diabetes gave me a rash") or is about no
     condition ("drugs for which a REMS programme is required", ``NOT_ABOUT_A_CONDITION``).

@@ -268,7 +268,8 @@ def serve(
             f"{time.perf_counter() - started:.0f} s)\n"
             f"  curl -s {url}/v1/search -H 'Content-Type: application/json' "
             f'-d \'{{"query": "osimertinib side effects"}}\'\n'
-            f"  OpenAPI: {url}/docs    Ctrl-C stops everything.",
+            f"  OpenAPI: {url}/openapi.json (Swagger UI at /docs loads from a CDN)\n"
+            "  Ctrl-C stops everything.",
             flush=True,
         )
         stop = asyncio.Event()

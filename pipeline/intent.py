@@ -124,10 +124,10 @@ def general_section_cues(query: str, names_a_medicine: bool) -> tuple[str, ...]:
     In a collection of drug labels, a question about a condition or a kind of medicine
     is answered first by what the medicines are for: ``indications_and_usage`` ("acid
     reflux and heartburn", "EGFR tyrosine kinase inhibitor tablets"). Where
-    ``names_a_medicine`` (a class, a substance the vocabulary types ``other`` such as
-    insulin or co-codamol, or a plain word of ``MEDICINE_WORDS``: "iron tablets"), the
-    question is read first with A-18's lay cues, as if a drug were named ("can you crush
-    tablets" -> dosage, "how long does insulin last once opened" -> storage). A-21's
+    ``names_a_medicine`` (a class, a plain word of ``MEDICINE_WORDS``, "iron tablets", or
+    a treatment request as A-26 reads it), the question is read first with A-18's lay
+    cues, as if a drug were named ("can you crush tablets" -> dosage, "how long do the
+    eye drops last once opened" -> storage). A-21's
     side-effect words are not read: without a named drug's indications they cannot tell
     "ACE inhibitor cough" from "athlete's foot cream? itchy red rash between my toes" (52 such
     treatment questions of the evaluation sets turned to the side effects). No cue where
@@ -231,9 +231,12 @@ def detect_retrieval_intent(
     )
     implied = False
     if general and not (cues or drugs):
-        others = any(m.entity.semantic_type == "other" for m in found)
+        # a class or a plain word names a medicine, and A-26 read every request so; not
+        # an ``other`` entity: most are lab values and proteins ("does high LDL
+        # cholesterol cause a stroke" asks about no leaflet)
         plain = _matches(_MEDICINE_WORD_RE, query)
-        cues = general_section_cues(query, names_medicine or others or plain)
+        asks = class_request or _asks_for_treatment(query)
+        cues = general_section_cues(query, names_medicine or plain or asks)
         implied = cues == ("indications_and_usage",)
     signals = _Signals(query=query, drugs=drugs, cues=cues)
     corrections = tuple(vocabulary.corrections(query))

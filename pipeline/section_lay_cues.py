@@ -162,17 +162,23 @@ TREATMENT_CAUSED: tuple[str, ...] = (
 
 #: A-27: a medicine named by a plain word, no drug or class: "iron tablets black stools",
 #: "what do the capsules look like". Such a question is read with A-18's lay cues as if
-#: a drug were named, before A-27 gives it the indications.
+#: a drug were named, before A-27 gives it the indications. "drops" and "patch" only as
+#: a medicine ("eye drops", "the patch"; not "my blood pressure drops", "an itchy patch").
 MEDICINE_WORDS: tuple[str, ...] = (
     r"medicines?|medications?|meds|tablets?|pills?|capsules?|caplets?|creams?|ointments?|"
-    r"gels?|lotions?|drops|sprays?|inhalers?|injections?|jabs?|patch(?:es)?|sachets?|"
-    r"lozenges?|suppositor(?:y|ies)|pessar(?:y|ies)|syrups?|mouthwash(?:es)?|implants?|"
-    r"infusions?|vaccines?|antibiotics?|antivirals?|antifungals?|painkillers?|chemo",
+    r"gels?|lotions?|sprays?|inhalers?|injections?|jabs?|sachets?|lozenges?|"
+    r"suppositor(?:y|ies)|pessar(?:y|ies)|syrups?|mouthwash(?:es)?|implants?|infusions?|"
+    r"vaccines?|antibiotics?|antivirals?|antifungals?|painkillers?",
+    r"(?:eye|ear|nose|nasal|the|my|his|her|these|those) drops",
+    r"(?:nicotine|hrt|pain|contraceptive|skin|the|my|his|her|this|these) patch(?:es)?",
 )
 
 #: A-27: no question about a condition: "drugs for which a REMS programme is required",
-#: "medicines to stop before surgery" (the exclusions of A-26's requests).
+#: "medicines to stop before surgery", "tablets to stop 7 days before an operation" (the
+#: exclusions of A-26's requests); not "which cream for which type of eczema", "is
+#: there anything to stop it before my operation".
 NOT_ABOUT_A_CONDITION: tuple[str, ...] = (
-    r"for (?:which|whom)",
-    r"stop(?:ping)? (?:taking |using )?(?:before|prior to)",
+    r"for (?:which|whom)(?! (?:types?|kinds?|stages?|forms?|sorts?)\b)",
+    r"(?:stop|stops|stopped|stopping) (?:taking |using )?(?:\d+ (?:days?|weeks?) )?"
+    r"(?:before|prior to)",
 )

@@ -102,13 +102,13 @@ class RoutingSettings(_Frozen):
     gloss_lay_names: bool = True
     #: A-26: a question that names no drug (a class may be named), cues no section and
     #: asks for a treatment ("antibiotic for Delhi belly", "what can the GP prescribe for
-    #: piles") cues the indications (``pipeline.intent.section_cues_for``). Read only with
-    #: ``general_section_cue`` false (A-27 covers these questions); false too: no cue.
+    #: piles") cues the indications (``pipeline.intent.section_cues_for``). Read where
+    #: A-27 is off or does not apply (a label question); false there: no cue.
     treatment_section_cue: bool = True
     #: A-27: every question that names no drug, no section and no label cues the
     #: indications ("acid reflux and heartburn"), after A-18's reading where it names a
-    #: medicine by a class, a substance or a plain word ("how long does insulin last once
-    #: opened" -> storage); the inferred cue weighs in Tier-2 but adds no sparse words
+    #: medicine by a class or a plain word ("how long do the eye drops last once opened"
+    #: -> storage); the inferred cue weighs in Tier-2 but adds no sparse words
     #: (``pipeline.intent.general_section_cues``, ``section_cues_implied``). Needs
     #: ``extended_section_cues``. False: A-26 as session 19 left it.
     general_section_cue: bool = True

@@ -96,7 +96,9 @@ _LETTERS_RE = re.compile(r"[^\W\d_]+")
 def american_phrase(text: str) -> str:
     """``text`` with each run of letters as :func:`american_key` gives it (folded, in
     American spelling), everything between the runs as written: "Travellers' diarrhoea"
-    -> "travelers' diarrhea", "Gastro-oesophageal" -> "gastro-esophageal"."""
+    -> "travelers' diarrhea", "Gastro-oesophageal" -> "gastro-esophageal". Only the
+    letters are folded: fold ``text`` first for a key that reads curly apostrophes,
+    dashes and Greek letters as ``pipeline.text.fold`` does."""
     return _LETTERS_RE.sub(lambda word: american_key(word.group(0)), text)
 
 

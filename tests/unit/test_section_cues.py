@@ -487,6 +487,9 @@ def test_a26_is_the_product_default():
         "acid reflux and heartburn",
         "hereditary angioedema prophylaxis",
         "does diabetes cause kidney damage",  # A-18's "does X cause" needs a medicine
+        "does high LDL cholesterol cause a stroke",  # a lab value is no medicine
+        "my blood pressure drops when I stand up, is it normal to feel dizzy",
+        "which cream is best for which type of eczema",
         "I always throw up after a general anaesthetic. Is there anything to stop it first?",
         # a kind of medicine and no condition
         "EGFR tyrosine kinase inhibitor tablets",
@@ -517,11 +520,15 @@ def test_a27_a_question_that_names_no_drug_cues_the_indications(query):
         # what a medicine did, not what it is for
         ("my tablets for diabetes gave me a rash", ()),
         # a medicine named by a substance or a plain word is read by A-18 first
-        ("how long does insulin last once opened", ("storage",)),
+        ("how long do the eye drops last once opened", ("storage",)),
         ("is there gelatin in iron tablets", ("description",)),
+        # a treatment request is read so too, as A-26 read it
+        ("what can I take for hay fever while trying for a baby", ("warnings",)),
         # about no condition (A-26's exclusions)
         ("drugs for which a REMS programme is required", ()),
         ("medicines to stop before surgery", ()),
+        ("which tablets do I need to stop 7 days before an operation", ()),
+        ("which medicines should be stopped before surgery", ()),
         # a label asked for (R-INT-2) is no question about section 1
         ("prescribing information of SGLT2 inhibitors", ()),
         # a structure question carries no cue (R-INT-1)
@@ -532,6 +539,14 @@ def test_a27_no_inferred_cue_beside_a_named_one_a_drug_or_what_a_medicine_did(qu
     intent = detect_retrieval_intent(query)
     assert intent.section_cues == cues
     assert not intent.section_cues_implied
+
+
+def test_a27_needs_the_extended_cues_and_no_structure_question():
+    # R-INT-1's chemical workflow carries no cue, inferred or not; the seed's cues none
+    assert not detect_retrieval_intent("compound that inhibits EGFR").section_cues_implied
+    seed = detect_retrieval_intent("acid reflux and heartburn", extended_section_cues=False)
+    assert seed.section_cues == ()
+    assert not seed.section_cues_implied
 
 
 def test_a27_is_the_product_default():

@@ -71,11 +71,19 @@ def _matches(pattern: re.Pattern[str] | None, query: str) -> bool:
     return bool(pattern.search(query))
 
 
-def _asks_for_treatment(query: str) -> bool:
+def _asks_for_treatment(query: str, class_request: bool) -> bool:
     """A-26: ``query`` asks what treats or prevents a condition ("antibiotic for Delhi
-    belly"), not what a medicine did ("my tablets for diabetes gave me a rash")."""
+    belly", or ``class_request``: "SSRIs for anxiety"), not what a medicine did ("my
+    tablets for diabetes gave me a rash")."""
     request, caused = _TREATMENT_REQUEST_RE, _TREATMENT_CAUSED_RE
-    return _matches(request, query) and not _matches(caused, query)
+    return class_request or (_matches(request, query) and not _matches(caused, query))
+
+
+def _as_a_medicine_or_indications(query: str) -> tuple[str, ...]:
+    """A-26, A-27: A-18's lay cues read as if a drug were named ("can you crush tablets
+    for epilepsy" -> dosage; "tablets", "cream" are no drug or class), else the
+    indications."""
+    return query_section_cues(query, names_medicine=True) or ("indications_and_usage",)
 
 
 def section_cues_for(
@@ -110,11 +118,9 @@ def section_cues_for(
         if names_a_side_effect(query, treated):
             return ("adverse_reactions",)
     # a question that names a drug asks about that drug; its own cues say what
-    asks = class_request or _asks_for_treatment(query)
-    if extended and treatment_cue and not (cues or drugs) and asks:
-        # "can you crush tablets for epilepsy": a medicine named by a plain word is asked
-        # about as A-18 reads it ("tablets", "cream" are no drug or class)
-        return query_section_cues(query, names_medicine=True) or ("indications_and_usage",)
+    asks = treatment_cue and not (cues or drugs) and _asks_for_treatment(query, class_request)
+    if extended and asks:
+        return _as_a_medicine_or_indications(query)
     return cues
 
 
@@ -127,19 +133,17 @@ def general_section_cues(query: str, names_a_medicine: bool) -> tuple[str, ...]:
     ``names_a_medicine`` (a class, a plain word of ``MEDICINE_WORDS``, "iron tablets", or
     a treatment request as A-26 reads it), the question is read first with A-18's lay
     cues, as if a drug were named ("can you crush tablets" -> dosage, "how long do the
-    eye drops last once opened" -> storage). A-21's
-    side-effect words are not read: without a named drug's indications they cannot tell
-    "ACE inhibitor cough" from "athlete's foot cream? itchy red rash between my toes" (52 such
-    treatment questions of the evaluation sets turned to the side effects). No cue where
-    it says what a medicine did ("my tablets for diabetes gave me a rash") or is about no
-    condition ("drugs for which a REMS programme is required", ``NOT_ABOUT_A_CONDITION``).
+    eye drops last once opened" -> storage). A-21's side-effect words are not read:
+    without a named drug's indications they cannot tell "ACE inhibitor cough" from
+    "athlete's foot cream? itchy red rash between my toes" (52 such treatment questions
+    of the evaluation sets turned to the side effects). No cue where it says what a
+    medicine did ("my tablets for diabetes gave me a rash") or is about no condition
+    ("drugs for which a REMS programme is required", ``NOT_ABOUT_A_CONDITION``).
     """
     if _matches(_TREATMENT_CAUSED_RE, query) or _matches(_NOT_ABOUT_A_CONDITION_RE, query):
         return ()
     if names_a_medicine:
-        cues = query_section_cues(query, names_medicine=True)
-        if cues:
-            return cues
+        return _as_a_medicine_or_indications(query)
     return ("indications_and_usage",)
 
 
@@ -235,7 +239,7 @@ def detect_retrieval_intent(
         # an ``other`` entity: most are lab values and proteins ("does high LDL
         # cholesterol cause a stroke" asks about no leaflet)
         plain = _matches(_MEDICINE_WORD_RE, query)
-        asks = class_request or _asks_for_treatment(query)
+        asks = _asks_for_treatment(query, class_request)
         cues = general_section_cues(query, names_medicine or plain or asks)
         implied = cues == ("indications_and_usage",)
     signals = _Signals(query=query, drugs=drugs, cues=cues)

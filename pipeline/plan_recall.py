@@ -29,6 +29,11 @@ from pipeline.ports import ImageEncoder, TextEncoder, VectorStore
 from pipeline.rerank import tier1_rerank
 from pipeline.schema import CollectionQueryPlan, ExpandedQuery, NodeWithScore, StageTrace
 from pipeline.scoring import set_aside_sections, without_sections
+from pipeline.section_recall import (
+    leg_within_sections,
+    names_a_drug_or_class,
+    recall_sections,
+)
 from pipeline.settings import PipelineSettings
 from pipeline.structure_search import structure_recall
 from pipeline.supplement import names_drug_terms
@@ -178,11 +183,12 @@ class PlanRecall:
         hybrid = (
             self._is_hybrid(plan.collection) and stages.lexical and self.settings.hybrid.lexical_leg
         )
+        sections = self._recall_sections(spec.modality, context)
         clock = Stopwatch()
         # The BM25 leg and the structure look-up need no query vector: they run while the
         # query is encoded, which takes the encoder off the critical path.
         lexical = asyncio.ensure_future(
-            self._lexical(plan.collection, depth, context) if hybrid else _none()
+            self._lexical(plan.collection, depth, context, sections) if hybrid else _none()
         )
         structural = asyncio.ensure_future(
             self._structure(plan.collection, depth, context)
@@ -193,7 +199,9 @@ class PlanRecall:
             vector = await self._query_vector(context, plan, expanded)
             detail["encode_ms"] = clock.ms
             dense_hits = (
-                await self._dense(plan.collection, vector, depth, context) if stages.dense else []
+                await self._dense(plan.collection, vector, depth, context, sections)
+                if stages.dense
+                else []
             )
             lexical_hits, structure = await asyncio.gather(lexical, structural)
         finally:
@@ -223,7 +231,7 @@ class PlanRecall:
             lexical_hits=len(lexical_hits),
             structure_hits=len(structure_hits),
         )
-        decisions: list[str] = []
+        decisions = [f"recall_sections:{','.join(sections)}"] if sections else []
         if structure_hits:
             return self._fuse_structure(structure_hits, dense_hits, written, decisions, detail)
         candidates = merge_rrf([dense_hits, lexical_hits], self.settings.rrf.k)
@@ -265,8 +273,20 @@ class PlanRecall:
         detail["decisions"] = decisions
         return candidates
 
+    def _recall_sections(self, modality: str, context: SearchContext) -> tuple[str, ...]:
+        """The sections both legs of a ``modality`` collection keep (A-28), ``()``: all."""
+        if not self.settings.hybrid.section_recall or modality != "text":
+            return ()
+        named = names_a_drug_or_class(context.query, self.vocabulary)
+        return recall_sections(context.intent, named)
+
     async def _dense(
-        self, collection: str, vector: np.ndarray, depth: int, context: SearchContext
+        self,
+        collection: str,
+        vector: np.ndarray,
+        depth: int,
+        context: SearchContext,
+        sections: Sequence[str] = (),
     ) -> list[NodeWithScore]:
         # Stored vectors are needed only where a cosine is recomputed: Tier-1's re-sort
         # and the SMILES rescore (R-T2-9). Fetching them costs ~20 ms on Lite at 20k rows.
@@ -274,16 +294,26 @@ class PlanRecall:
         with_vectors = (self.settings.stages.tier1 and self.settings.tier1.cosine_sort) or (
             spec is not None and spec.modality == "smiles"
         )
-        return await self.store.search_dense(
-            collection, vector, depth, context.scope, with_vectors=with_vectors
+        return await leg_within_sections(
+            lambda within: self.store.search_dense(
+                collection, vector, depth, context.scope, with_vectors=with_vectors, sections=within
+            ),
+            sections,
+            depth,
+            self.settings.rrf.k,
         )
 
     async def _lexical(
-        self, collection: str, depth: int, context: SearchContext
+        self, collection: str, depth: int, context: SearchContext, sections: Sequence[str] = ()
     ) -> list[NodeWithScore]:
         text = lexical_query_text(context.query, self.vocabulary, self.settings.lexical)
-        return await self.store.search_lexical(
-            collection, text, depth, context.scope, with_vectors=True
+        return await leg_within_sections(
+            lambda within: self.store.search_lexical(
+                collection, text, depth, context.scope, with_vectors=True, sections=within
+            ),
+            sections,
+            depth,
+            self.settings.rrf.k,
         )
 
     async def _structure(

@@ -101,10 +101,12 @@ class VectorStore(Protocol):
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
+        sections: Sequence[str] = (),
     ) -> list[NodeWithScore]:
         """At most ``top_k`` chunks nearest to ``vector`` (``(d,)`` float32) within
         ``scope``, best first; ``with_vectors``: each node carries its stored vector (for
-        Tier-2 from stored vectors). ``[]`` for a missing collection."""
+        Tier-2 from stored vectors); ``sections``: only chunks whose ``biomed_section`` is
+        one of them (A-28; ``()``: any). ``[]`` for a missing collection."""
         ...
 
     async def search_lexical(
@@ -114,9 +116,11 @@ class VectorStore(Protocol):
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
+        sections: Sequence[str] = (),
     ) -> list[NodeWithScore]:
-        """At most ``top_k`` chunks by BM25 over their lexical text within ``scope``, best
-        first; ``[]`` for a missing or non-hybrid collection or a blank query."""
+        """At most ``top_k`` chunks by BM25 over their lexical text within ``scope`` and
+        ``sections`` (as :meth:`search_dense`), best first; ``[]`` for a missing or
+        non-hybrid collection or a blank query."""
         ...
 
     async def search_fingerprint(

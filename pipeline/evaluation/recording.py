@@ -119,10 +119,13 @@ class RecordingVectorStore:
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
+        sections: Sequence[str] = (),
     ) -> list[NodeWithScore]:
         """The wrapped store's ``search_dense`` (``vector`` ``(d,)`` float32); its hits are
         recorded as a ``dense`` call when a recording is open."""
-        hits = await self.inner.search_dense(collection, vector, top_k, scope, with_vectors)
+        hits = await self.inner.search_dense(
+            collection, vector, top_k, scope, with_vectors, sections=sections
+        )
         self._record("dense", collection, scope, hits)
         return hits
 
@@ -133,10 +136,13 @@ class RecordingVectorStore:
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
+        sections: Sequence[str] = (),
     ) -> list[NodeWithScore]:
         """The wrapped store's ``search_lexical`` (BM25); its hits are recorded as a
         ``lexical`` call when a recording is open."""
-        hits = await self.inner.search_lexical(collection, query_text, top_k, scope, with_vectors)
+        hits = await self.inner.search_lexical(
+            collection, query_text, top_k, scope, with_vectors, sections=sections
+        )
         self._record("lexical", collection, scope, hits)
         return hits
 

@@ -1,4 +1,5 @@
-"""Safe Milvus filter expressions for a request scope (R-SUP-3, R-RT-12).
+"""Safe Milvus filter expressions for a request scope (R-SUP-3, R-RT-12) and the sections
+a recall searches (A-28).
 
 Filter values (knowledge-base names, document ids, tags) come from requests and from the
 registry; they are never pasted raw into an expression. Every value goes through
@@ -127,29 +128,36 @@ def scope_expressions(
     kb_field: str = "kb_name",
     document_field: str = "document_id",
     tags_field: str = "tags",
+    sections: Sequence[str] = (),
+    section_field: str = "biomed_section",
 ) -> list[str | None]:
-    """Milvus filter expressions for ``scope``; a search runs once per expression and the
-    results are merged (R-SUP-3 ``document_id in [...]``, R-RT-12 kb / tags scope).
+    """Milvus filter expressions for ``scope`` and ``sections``; a search runs once per
+    expression and the results are merged (R-SUP-3 ``document_id in [...]``, R-RT-12 kb /
+    tags scope, A-28 sections).
 
     ``kb_names`` -> ``kb_name in [...]``; ``document_ids`` -> ``document_id in [...]``,
     split into chunks of ``max_ids_per_expression`` ids (one expression per chunk);
-    ``tags`` -> ``array_contains_any(tags, [...])``; present parts are joined with
-    ``and``. Empty parts do not restrict.
+    ``tags`` -> ``array_contains_any(tags, [...])``; ``sections`` -> ``biomed_section in
+    [...]`` (canonical section names, A-28); present parts are joined with ``and``. Empty
+    parts do not restrict.
 
     Returns:
-        ``[None]`` when the scope is ``None`` or empty (search without a filter), else one
-        expression per document-id chunk (at least one).
+        ``[None]`` when the scope is ``None`` or empty and no sections are given (search
+        without a filter), else one expression per document-id chunk (at least one).
 
     Raises:
         ValueError: a value fails :func:`quote_value`, or ``max_ids_per_expression`` < 1.
     """
-    if scope is None or scope.is_empty:
+    section_part = [in_list(section_field, sections)] if sections else []
+    if (scope is None or scope.is_empty) and not section_part:
         return [None]
+    scope = scope or ScopeFilter()
     kb_part = [in_list(kb_field, scope.kb_names)] if scope.kb_names else []
     tags_part = [array_contains_any(tags_field, scope.tags)] if scope.tags else []
+    rest = [*tags_part, *section_part]
     if not scope.document_ids:
-        return [" and ".join([*kb_part, *tags_part])]
+        return [" and ".join([*kb_part, *rest])]
     return [
-        " and ".join([*kb_part, in_list(document_field, chunk), *tags_part])
+        " and ".join([*kb_part, in_list(document_field, chunk), *rest])
         for chunk in chunked(scope.document_ids, max_ids_per_expression)
     ]

@@ -45,15 +45,19 @@ class MilvusSearchMixin:
         scope: ScopeFilter | None,
         with_vectors: bool,
         fields: Sequence[str] | None = None,
+        sections: Sequence[str] = (),
     ) -> list[tuple[float, dict[str, Any]]]:
         """Run one search per scope expression; hits as (raw distance, entity). ``fields``
-        replaces the default output fields (``output_fields``)."""
+        replaces the default output fields (``output_fields``); ``sections`` keeps the
+        chunks of those canonical sections only (A-28)."""
         fields = (
             list(fields)
             if fields is not None
             else output_fields(info.hybrid, with_vectors, info.structure)
         )
-        expressions = scope_expressions(scope, max_ids_per_expression=self.max_ids_per_expression)
+        expressions = scope_expressions(
+            scope, max_ids_per_expression=self.max_ids_per_expression, sections=sections
+        )
 
         physical = self.physical_name(collection)
 
@@ -108,6 +112,7 @@ class MilvusSearchMixin:
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
+        sections: Sequence[str] = (),
     ) -> list[NodeWithScore]:
         """Nearest chunks to ``vector`` by the collection's metric, best first.
 
@@ -120,6 +125,7 @@ class MilvusSearchMixin:
                 of a ``cosine`` collection; raw for an ``ip`` one).
             top_k: hits wanted, 1..16384.
             scope: kb names / document ids / tags (R-SUP-3, R-RT-12); None = everything.
+            sections: canonical sections (``biomed_section``) to keep, ``()`` = all (A-28).
             with_vectors: fill ``Node.embedding`` with the stored (d,) vector (Tier-1
                 reuse, DESIGN.md performance notes).
 
@@ -167,6 +173,7 @@ class MilvusSearchMixin:
             top_k,
             scope,
             fetch_vectors,
+            sections=sections,
         )
         return self._ranked(
             collection,
@@ -185,12 +192,14 @@ class MilvusSearchMixin:
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
+        sections: Sequence[str] = (),
     ) -> list[NodeWithScore]:
         """BM25 full-text search over ``lexical_text``, best first.
 
         Returns ``[]`` for a missing or non-hybrid collection and for a blank query.
-        ``score`` is the positive BM25 score (not bounded; ``term_similarity`` is left to
-        the pipeline's [0, 1] ``sparse_score``, R-HYB-3).
+        ``sections``: canonical sections to keep, ``()`` = all (A-28). ``score`` is the
+        positive BM25 score (not bounded; ``term_similarity`` is left to the pipeline's
+        [0, 1] ``sparse_score``, R-HYB-3).
 
         Raises:
             ValueError: bad ``top_k`` or an invalid scope value.
@@ -210,6 +219,7 @@ class MilvusSearchMixin:
             top_k,
             scope,
             with_vectors,
+            sections=sections,
         )
         return self._ranked(collection, hits, top_k, with_vectors, dense=False)
 

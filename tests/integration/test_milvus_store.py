@@ -379,6 +379,30 @@ async def test_r_sup_3_scoped_search_returns_only_scoped_ids(
     await store.close()
 
 
+async def test_a28_section_filter_keeps_the_named_sections_in_both_legs(
+    milvus_store: MilvusVectorStore,
+) -> None:
+    name = _name("c")
+    await milvus_store.ensure_collection(name, DIMENSION, hybrid=True)
+    sections = ("indications_and_usage", "warnings", "adverse_reactions")
+    nodes = [_node(i, biomed_section=sections[i % 3]) for i in range(30)]
+    await milvus_store.upsert(name, nodes, _unit(30, seed=3))
+    query = _unit(30, seed=3)[1]  # node n1's own vector: a warnings chunk
+    everything = await milvus_store.search_dense(name, query, top_k=30)
+    assert everything[0].node_id == "n1" and len(everything) == 30
+    wanted = ("indications_and_usage",)
+    dense = await milvus_store.search_dense(name, query, top_k=30, sections=wanted)
+    lexical = await milvus_store.search_lexical(name, "aspirin", top_k=30, sections=wanted)
+    for hits in (dense, lexical):
+        assert len(hits) == 10
+        assert {hit.node.metadata["biomed_section"] for hit in hits} == set(wanted)
+    # with a scope, both restrict
+    scope = ScopeFilter(kb_names=("kb-a",))
+    scoped = await milvus_store.search_dense(name, query, top_k=30, scope=scope, sections=wanted)
+    assert len(scoped) == 5 and all(hit.node.metadata["kb_name"] == "kb-a" for hit in scoped)
+    assert await milvus_store.search_dense(name, query, top_k=30, sections=("contacts",)) == []
+
+
 async def test_hostile_scope_values_neither_break_nor_widen(
     milvus_store: MilvusVectorStore,
 ) -> None:

@@ -79,10 +79,12 @@ class ShortCrossEncoder:
         return np.ones(max(0, len(texts) - 1), dtype=np.float32)
 
 
-def _in_scope(node: Node, scope: ScopeFilter | None) -> bool:
+def _in_scope(node: Node, scope: ScopeFilter | None, sections: Sequence[str] = ()) -> bool:
+    metadata = node.metadata
+    if sections and metadata.get("biomed_section") not in sections:
+        return False
     if scope is None:
         return True
-    metadata = node.metadata
     if scope.kb_names and metadata.get("kb_name") not in scope.kb_names:
         return False
     if scope.document_ids and metadata.get("document_id") not in scope.document_ids:
@@ -125,10 +127,11 @@ class InMemoryVectorStore:
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
+        sections: Sequence[str] = (),
     ) -> list[NodeWithScore]:
         hits = []
         for node, stored, _ in self._table(collection).values():
-            if not _in_scope(node, scope):
+            if not _in_scope(node, scope, sections):
                 continue
             similarity = max(0.0, float(np.dot(stored, vector)))
             score = similarity
@@ -159,8 +162,11 @@ class InMemoryVectorStore:
         top_k: int,
         scope: ScopeFilter | None = None,
         with_vectors: bool = False,
+        sections: Sequence[str] = (),
     ) -> list[NodeWithScore]:
-        table = [row for row in self._table(collection).values() if _in_scope(row[0], scope)]
+        table = [
+            row for row in self._table(collection).values() if _in_scope(row[0], scope, sections)
+        ]
         documents = [Counter(tokens(lexical)) for _, _, lexical in table]
         if not documents:
             return []

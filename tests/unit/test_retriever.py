@@ -148,9 +148,7 @@ async def test_slow_plan_times_out_and_is_recorded(stores, vocabulary):
     assert "plan_timeout" in chemical.decisions
 
 
-async def test_a_stalled_registry_degrades_scope_and_names_instead_of_failing(
-    stores, vocabulary
-):
+async def test_a_stalled_registry_degrades_scope_and_names_instead_of_failing(stores, vocabulary):
     """PostgreSQL waiting on its pool (down, or wedged) must not use up the request:
     the scope lookup and the Tier-2 name back-fill give up at the plan budget."""
     store, registry = stores
@@ -476,3 +474,37 @@ async def test_a27_a_question_that_names_no_drug_cues_the_indications_by_setting
     response = await retriever.search(SearchRequest(query="acid reflux and heartburn"))
     assert response.intent.section_cues == (("indications_and_usage",) if cued else ())
     assert response.intent.section_cues_implied is cued
+
+
+def _plan_decisions(response) -> list[str]:
+    return next(stage for stage in response.trace if stage.name == "plan:biomed_text").decisions
+
+
+def _text_chunks(response) -> list[tuple[str, str]]:
+    return [
+        (c.document_id, c.biomed_section) for c in response.chunks if c.collection == "biomed_text"
+    ]
+
+
+async def test_a28_a_no_drug_treatment_question_fuses_the_indications(stores, vocabulary):
+    request = SearchRequest(
+        query="medicine for lung cancer", kb_ids=["labels"], similarity_threshold=0.0
+    )
+    fused = await make_retriever(stores, vocabulary).search(request)
+    assert "recall_sections:indications_and_usage" in _plan_decisions(fused)
+    assert _text_chunks(fused)[0] == ("iressa", "indications_and_usage")
+    assert len({section for _, section in _text_chunks(fused)}) > 1  # others stay
+    seed = await make_retriever(stores, vocabulary, hybrid={"section_recall": False}).search(
+        request
+    )
+    assert not any(d.startswith("recall_sections") for d in _plan_decisions(seed))
+
+
+async def test_a28_a_kb_without_sections_keeps_its_order(stores, vocabulary):
+    request = SearchRequest(query="medicine for blood pressure", kb_ids=["papers"])
+    fused = await make_retriever(stores, vocabulary).search(request)
+    seed = await make_retriever(stores, vocabulary, hybrid={"section_recall": False}).search(
+        request
+    )
+    assert "recall_sections:indications_and_usage" in _plan_decisions(fused)
+    assert _text_chunks(fused) == _text_chunks(seed) and _text_chunks(fused)

@@ -166,3 +166,23 @@ def test_hostile_scope_values_stay_inside_their_literals() -> None:
     assert read_list("array_contains_any(tags, " + tags_part, "array_contains_any(tags, ") == (
         HOSTILE
     )
+
+
+def test_a28_sections_join_every_expression() -> None:
+    indications = 'biomed_section in ["indications_and_usage"]'
+    assert scope_expressions(None, sections=("indications_and_usage",)) == [indications]
+    assert scope_expressions(ScopeFilter(), sections=("indications_and_usage",)) == [indications]
+    scoped = scope_expressions(
+        ScopeFilter(kb_names=("kb",), document_ids=("d1", "d2", "d3"), tags=("t",)),
+        max_ids_per_expression=2,
+        sections=("indications_and_usage",),
+    )
+    assert scoped == [
+        f'kb_name in ["kb"] and document_id in ["d1", "d2"] and '
+        f'array_contains_any(tags, ["t"]) and {indications}',
+        f'kb_name in ["kb"] and document_id in ["d3"] and '
+        f'array_contains_any(tags, ["t"]) and {indications}',
+    ]
+    (hostile,) = scope_expressions(None, sections=tuple(HOSTILE))
+    assert hostile is not None
+    assert read_list(hostile, "biomed_section in ") == HOSTILE

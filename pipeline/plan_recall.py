@@ -12,10 +12,12 @@ import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
+from pipeline import section_recall
 from pipeline.context import SearchContext, Stage, Stopwatch, bounded
 from pipeline.embeddings import EmbeddingService, chemical_query_text, is_smiles_role
 from pipeline.errors import BackendUnavailable, InvalidInput, InvalidRequest
@@ -29,11 +31,6 @@ from pipeline.ports import ImageEncoder, TextEncoder, VectorStore
 from pipeline.rerank import tier1_rerank
 from pipeline.schema import CollectionQueryPlan, ExpandedQuery, NodeWithScore, StageTrace
 from pipeline.scoring import set_aside_sections, without_sections
-from pipeline.section_recall import (
-    leg_within_sections,
-    names_a_drug_or_class,
-    recall_sections,
-)
 from pipeline.settings import PipelineSettings
 from pipeline.structure_search import structure_recall
 from pipeline.supplement import names_drug_terms
@@ -102,6 +99,8 @@ class PlanRecall:
         self.image_encoders = image_encoders
         self.embeddings = embeddings
         self.vocabulary = vocabulary
+        #: A-28: scopes whose search within the indications found nothing
+        self.sectionless = section_recall.SectionlessScopes()
 
     async def run(self, context: SearchContext, plan: CollectionQueryPlan) -> PlanResult:
         """The plan's hits, best first, within ``budgets.plan_ms``; failures degrade."""
@@ -183,7 +182,7 @@ class PlanRecall:
         hybrid = (
             self._is_hybrid(plan.collection) and stages.lexical and self.settings.hybrid.lexical_leg
         )
-        sections = self._recall_sections(spec.modality, context)
+        sections = self._recall_sections(plan.collection, spec.modality, context)
         clock = Stopwatch()
         # The BM25 leg and the structure look-up need no query vector: they run while the
         # query is encoded, which takes the encoder off the critical path.
@@ -273,12 +272,14 @@ class PlanRecall:
         detail["decisions"] = decisions
         return candidates
 
-    def _recall_sections(self, modality: str, context: SearchContext) -> tuple[str, ...]:
-        """The sections both legs of a ``modality`` collection keep (A-28), ``()``: all."""
+    def _recall_sections(self, collection: str, modality: str, context: SearchContext) -> tuple:
+        """The sections both legs also search within (A-28); ``()`` for none, and for a
+        scope remembered to have none of them."""
         if not self.settings.hybrid.section_recall or modality != "text":
             return ()
-        named = names_a_drug_or_class(context.query, self.vocabulary)
-        return recall_sections(context.intent, named)
+        named = section_recall.names_a_medicine(context.query, self.vocabulary)
+        sections = section_recall.recall_sections(context.intent, named)
+        return self.sectionless.keep(collection, context.scope, sections)
 
     async def _dense(
         self,
@@ -294,26 +295,24 @@ class PlanRecall:
         with_vectors = (self.settings.stages.tier1 and self.settings.tier1.cosine_sort) or (
             spec is not None and spec.modality == "smiles"
         )
-        return await leg_within_sections(
-            lambda within: self.store.search_dense(
-                collection, vector, depth, context.scope, with_vectors=with_vectors, sections=within
-            ),
+        key = section_recall.scope_key(collection, context.scope, sections)
+        search = partial(self.store.search_dense, collection, vector, depth, context.scope)
+        return await section_recall.leg_within_sections(
+            partial(search, with_vectors=with_vectors),
             sections,
             depth,
             self.settings.rrf.k,
+            # the dense leg finds a chunk of the sections wherever the scope has one
+            found_any=partial(self.sectionless.record, key),
         )
 
     async def _lexical(
         self, collection: str, depth: int, context: SearchContext, sections: Sequence[str] = ()
     ) -> list[NodeWithScore]:
         text = lexical_query_text(context.query, self.vocabulary, self.settings.lexical)
-        return await leg_within_sections(
-            lambda within: self.store.search_lexical(
-                collection, text, depth, context.scope, with_vectors=True, sections=within
-            ),
-            sections,
-            depth,
-            self.settings.rrf.k,
+        search = partial(self.store.search_lexical, collection, text, depth, context.scope)
+        return await section_recall.leg_within_sections(
+            partial(search, with_vectors=True), sections, depth, self.settings.rrf.k
         )
 
     async def _structure(

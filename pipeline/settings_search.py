@@ -193,10 +193,11 @@ class HybridSettings(_Frozen):
     #: section (A-9): a leaflet's list of local representatives answers no medical
     #: question. ``[]`` keeps every chunk (the seed).
     set_aside_sections: tuple[str, ...] = ("contacts",)
-    #: A-28: for a question that names no drug or class and whose one section cue is the
-    #: indications (A-26's request or A-27's inferred cue), each leg of a text collection
-    #: also searches within the indications sections, and its two rankings are fused by
-    #: RRF (``pipeline.section_recall``). ``false``: one search per leg (the seed).
+    #: A-28: for a question that names no drug, class or gene target and whose one
+    #: section cue is the indications (named, or inferred by A-27), each leg of a text
+    #: collection also searches within the indications sections, and its two rankings
+    #: are fused by RRF (``pipeline.section_recall``); a scope where that search found
+    #: nothing is searched once per leg for 5 minutes. ``false``: one search per leg.
     section_recall: bool = True
     #: How R-HYB-3's term overlap counts a query term. ``uniform``: every term 1 (the
     #: seed). ``pool_idf`` (A-14): its BM25 IDF over the plan's candidates

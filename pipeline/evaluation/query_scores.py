@@ -67,12 +67,15 @@ def query_metrics(
 
 def recalled_places(query: EvalQuery, recording: PoolRecording, judgement: Judgement) -> list[str]:
     """Where the recorded candidate pool held a relevant item, as ``origin:collection@rank``
-    (origin ``supplement`` for a search scoped to documents, else the search kind)."""
+    (origin ``supplement`` for a search scoped to documents, else the search kind, with
+    ``/indications_and_usage`` for A-28's search within that section: its rank counts
+    within the section)."""
     places = []
     for call, rank, item in recording.items():
         if grade(query, item, judgement) > 0:
             origin = "supplement" if call.scoped_to_documents else call.kind
-            places.append(f"{origin}:{call.collection}@{rank}")
+            within = "".join(f"/{section}" for section in call.within_sections)
+            places.append(f"{origin}{within}:{call.collection}@{rank}")
     return places
 
 

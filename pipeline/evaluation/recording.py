@@ -33,12 +33,14 @@ SearchKind = Literal["dense", "lexical", "structure"]
 @dataclass(frozen=True)
 class StoreCall:
     """One store search: its kind, collection, whether it was scoped to document ids
-    (the supplement's R-SUP-3 searches are) and its hits in rank order."""
+    (the supplement's R-SUP-3 searches are), its hits in rank order and the sections it
+    was kept within (A-28's second search of a leg; ``()``: every section)."""
 
     kind: SearchKind
     collection: str
     scoped_to_documents: bool
     hits: tuple[ResultItem, ...]
+    within_sections: tuple[str, ...] = ()
 
 
 @dataclass
@@ -98,7 +100,11 @@ class RecordingVectorStore:
 
     @staticmethod
     def _record(
-        kind: SearchKind, collection: str, scope: ScopeFilter | None, hits: Sequence[NodeWithScore]
+        kind: SearchKind,
+        collection: str,
+        scope: ScopeFilter | None,
+        hits: Sequence[NodeWithScore],
+        sections: Sequence[str] = (),
     ) -> None:
         recording = _current.get()
         if recording is None:
@@ -109,6 +115,7 @@ class RecordingVectorStore:
                 collection=collection,
                 scoped_to_documents=bool(scope and scope.document_ids),
                 hits=tuple(_item(hit, collection) for hit in hits),
+                within_sections=tuple(sections),
             )
         )
 
@@ -126,7 +133,7 @@ class RecordingVectorStore:
         hits = await self.inner.search_dense(
             collection, vector, top_k, scope, with_vectors, sections=sections
         )
-        self._record("dense", collection, scope, hits)
+        self._record("dense", collection, scope, hits, sections)
         return hits
 
     async def search_lexical(
@@ -143,7 +150,7 @@ class RecordingVectorStore:
         hits = await self.inner.search_lexical(
             collection, query_text, top_k, scope, with_vectors, sections=sections
         )
-        self._record("lexical", collection, scope, hits)
+        self._record("lexical", collection, scope, hits, sections)
         return hits
 
     async def search_fingerprint(

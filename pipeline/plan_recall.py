@@ -272,7 +272,9 @@ class PlanRecall:
         detail["decisions"] = decisions
         return candidates
 
-    def _recall_sections(self, collection: str, modality: str, context: SearchContext) -> tuple:
+    def _recall_sections(
+        self, collection: str, modality: str, context: SearchContext
+    ) -> tuple[str, ...]:
         """The sections both legs also search within (A-28); ``()`` for none, and for a
         scope remembered to have none of them."""
         if not self.settings.hybrid.section_recall or modality != "text":

@@ -55,10 +55,17 @@ class SectionlessScopes:
     """Search scopes whose search within the sections found nothing (a knowledge base
     without such sections: NFCorpus's chunks are all ``body``), remembered for ``ttl_s``
     seconds so that their questions skip A-28's second searches. Keys are
-    :func:`scope_key` values; an ingest that adds such sections is seen after ``ttl_s``."""
+    :func:`scope_key` values; an ingest that adds such sections is seen after ``ttl_s``.
+    At most ``max_scopes`` are kept, the oldest dropped first."""
 
-    def __init__(self, ttl_s: float = 300.0, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        ttl_s: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+        max_scopes: int = 1024,
+    ):
         self.ttl_s = ttl_s
+        self.max_scopes = max_scopes  # document-id scopes vary per request: keep it bounded
         self._clock = clock
         self._until: dict[Hashable, float] = {}
 
@@ -82,10 +89,11 @@ class SectionlessScopes:
 
     def record(self, key: Hashable, found_any: bool) -> None:
         """Remember (``found_any`` False) or forget (True) ``key`` as sectionless."""
-        if found_any:
-            self._until.pop(key, None)
-        else:
-            self._until[key] = self._clock() + self.ttl_s
+        self._until.pop(key, None)
+        if not found_any:
+            self._until[key] = self._clock() + self.ttl_s  # newest last
+            while len(self._until) > self.max_scopes:
+                del self._until[next(iter(self._until))]
 
 
 def scope_key(collection: str, scope: ScopeFilter | None, sections: Sequence[str]) -> Hashable:

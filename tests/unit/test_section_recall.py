@@ -159,3 +159,14 @@ def test_a28_sectionless_scopes_are_remembered_for_their_ttl():
     memo.record(scope_key("biomed_text", papers, wanted), found_any=False)
     memo.record(scope_key("biomed_text", papers, wanted), found_any=True)
     assert memo.keep("biomed_text", papers, wanted) == wanted
+
+
+def test_a28_sectionless_scopes_stay_bounded():
+    memo = SectionlessScopes(max_scopes=2)
+    keys = [
+        scope_key("biomed_text", ScopeFilter(document_ids=(f"d{i}",)), (INDICATIONS,))
+        for i in range(3)
+    ]
+    for key in keys:
+        memo.record(key, found_any=False)
+    assert [memo.skips(key) for key in keys] == [False, True, True]  # the oldest dropped

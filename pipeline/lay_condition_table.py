@@ -5,19 +5,23 @@ name themselves (A-25), read by ``scripts/build_vocabulary.py``.
 blood pressure (hypertension)"); these are the names patients and carers use that no
 leaflet pairs often enough: "piles", "bedwetting", "BV", "period pain". Each key is a
 clinical name as the labels write it; the build adds its lay names to the disease row of
-that name (a new row where there is none) unless another row already owns them. Public
+that name (a new row where there is none) unless another row already owns them; a bare
+disease row titled by the lay name (ICD's "Swimmer's ear") joins the clinical row. Public
 facts: the names of the NHS Health A to Z and MedlinePlus health topics.
 
-Left out on purpose: lay names that are symptoms the leaflets list as side effects in
-the same words ("sore throat", "hair loss", "feeling sick"; A-21 reads those), names
-with another common sense ("fits", "the runs", "reflux" alone, "ED", "AF", "a heavy
-period of use", "low T3"), names wider than one condition ("eczema": hand, contact or
-varicose; "bone marrow cancer"; "bird flu", which would also hide "flu vaccine"), lay
-names asked about mostly as a side effect ("low libido"), "blood clot in the leg" (the
-leaflets write it; glossed, a child's anticoagulant lost to the adults' ones), and A-6's clinical
-abbreviations ("UTI"). The leaflets' own pairs are aliases (A-24) but no
-glosses: they pair symptoms ("loss of appetite (anorexia)") and run either way
-("pertussis (whooping cough)").
+Left out on purpose: lay names that are symptoms or lab values the leaflets list
+as side effects in the same words ("sore throat", "hair loss", "feeling sick", "high
+blood pressure", "low potassium", "painful sex"; A-21 reads those), names with another
+common sense ("fits", "the runs", "reflux" alone, "ED", "AF", "a heavy period of use",
+"low T3"), names wider than one condition ("eczema": hand, contact or varicose; "bone
+marrow cancer"; "bird flu", which would also hide "flu vaccine"), lay names asked about
+mostly as a side effect ("low libido"), "blood clot in the leg" (the leaflets write it;
+glossed, a child's anticoagulant lost to the adults' ones), organisms ("staph", "strep"),
+"change of life" (it made "menopause" a disease row), A-6's clinical abbreviations
+("UTI", "DVT") and clinicians' abbreviations of a clinical name ("COPD", "RA", "ALS",
+"PsA"; glossed, "COPD" turned a question about covid antivirals to COPD inhalers). The
+leaflets' own pairs are aliases (A-24) but no glosses: they pair symptoms ("loss of
+appetite (anorexia)") and run either way ("pertussis (whooping cough)").
 """
 
 from __future__ import annotations
@@ -32,13 +36,14 @@ CURATED_LAY_NAMES: dict[str, tuple[str, ...]] = {
     "gastro-oesophageal reflux disease": ("acid reflux", "GORD", "GERD"),
     "Clostridioides difficile infection": ("C diff", "C. diff", "C.diff", "C-diff"),
     "peptic ulcer": ("stomach ulcer", "stomach ulcers"),
-    "irritable bowel syndrome": ("IBS",),
+    "irritable bowel syndrome": ("IBS", "irritable bowel", "spastic colon"),
     "anal fissure": ("anal tear",),
     "travellers' diarrhoea": ("Delhi belly", "Montezuma's revenge"),
     "enterobiasis": ("threadworm", "threadworms", "pinworm", "pinworms"),
     # women's health and pregnancy
     "bacterial vaginosis": ("BV",),
-    "vulvovaginal candidiasis": ("vaginal thrush",),
+    "vulvovaginal candidiasis": ("vaginal thrush", "vaginal yeast infection",
+                                 "vaginal yeast infections"),
     "oral candidiasis": ("oral thrush",),
     "candidiasis": ("thrush",),
     "dysmenorrhea": ("period pain", "period pains", "painful periods", "period cramps",
@@ -49,14 +54,15 @@ CURATED_LAY_NAMES: dict[str, tuple[str, ...]] = {
     "uterine fibroids": ("fibroids",),
     "melasma": ("mask of pregnancy",),
     # urology and children
-    "enuresis": ("bedwetting", "bed-wetting", "bed wetting"),
+    "enuresis": ("bedwetting", "bed-wetting", "bed wetting", "wetting the bed", "wets the bed"),
     "urinary tract infection": ("water infection", "bladder infection"),
-    "benign prostatic hyperplasia": ("enlarged prostate", "BPH"),
+    "benign prostatic hyperplasia": ("enlarged prostate", "BPH", "prostate enlargement"),
     "erectile dysfunction": ("impotence", "erection problems"),
     "urinary incontinence": ("leaky bladder", "bladder weakness"),
     "precocious puberty": ("early puberty",),
     # hormones and metabolism
-    "hypothyroidism": ("underactive thyroid", "underactive thyroid gland", "hypo thyroid"),
+    "hypothyroidism": ("underactive thyroid", "underactive thyroid gland", "hypo thyroid",
+                       "low thyroid"),
     "hyperthyroidism": ("overactive thyroid", "overactive thyroid gland"),
     "hypoglycaemia": ("hypo", "hypos", "low blood sugar"),
     "hyperglycaemia": ("high blood sugar",),
@@ -67,16 +73,20 @@ CURATED_LAY_NAMES: dict[str, tuple[str, ...]] = {
     # pain, nerves and mind
     "fibromyalgia": ("fibro",),
     "motion sickness": ("travel sickness", "car sickness", "seasickness", "sea sickness"),
-    "absence seizures": ("absence fits",),
-    "bipolar disorder": ("manic depression",),
+    "absence seizures": ("absence fits", "petit mal", "petit mal seizures", "petit mal epilepsy"),
+    "bipolar disorder": ("manic depression", "manic-depressive illness",
+                         "manic depressive illness", "bipolar"),
     "obsessive-compulsive disorder": ("OCD",),
     "neuropathic pain": ("nerve pain",),
-    "amyotrophic lateral sclerosis": ("motor neurone disease", "motor neuron disease", "MND"),
+    "amyotrophic lateral sclerosis": ("motor neurone disease", "motor neuron disease", "MND",
+                                      "Lou Gehrig's disease", "Lou Gehrig disease",
+                                      "Lou Gehrigs disease"),
     "transient ischaemic attack": ("mini-stroke", "mini stroke"),
     # heart, blood and lungs
     "atrial fibrillation": ("AFib", "A-fib"),
     "pulmonary embolism": ("blood clot in the lung", "blood clot in the lungs"),
-    "atherosclerosis": ("hardening of the arteries",),
+    "atherosclerosis": ("hardening of the arteries", "hardened arteries", "clogged arteries",
+                        "furred arteries", "furring of the arteries"),
     "peripheral arterial disease": ("poor circulation in the legs",),
     "pulmonary arterial hypertension": ("high blood pressure in the lungs",),
     "pulmonary fibrosis": ("scarring of the lungs", "lung scarring"),
@@ -88,7 +98,7 @@ CURATED_LAY_NAMES: dict[str, tuple[str, ...]] = {
     "streptococcal pharyngitis": ("strep throat",),
     "African trypanosomiasis": ("sleeping sickness",),
     # no influenza: the longer name wins
-    "gastroenteritis": ("stomach flu", "tummy bug", "stomach bug"),
+    "gastroenteritis": ("stomach flu", "tummy bug", "stomach bug", "stomach virus", "gastric flu"),
     "zoster": ("shingles",),
     "tuberculosis": ("TB",),
     "sepsis": ("blood poisoning",),
@@ -99,15 +109,17 @@ CURATED_LAY_NAMES: dict[str, tuple[str, ...]] = {
     "tinea capitis": ("scalp ringworm", "ringworm of the scalp"),
     "tinea corporis": ("ringworm",),
     "onychomycosis": ("nail fungus", "toenail fungus", "fungal nail infection"),
-    "androgenetic alopecia": ("male pattern baldness", "male pattern hair loss"),
+    "androgenetic alopecia": ("male pattern baldness", "male pattern hair loss",
+                              "female pattern baldness", "female pattern hair loss",
+                              "pattern baldness"),
     "hirsutism": ("unwanted facial hair", "excess facial hair"),
     "gingivitis": ("gum disease",),
     "dental caries": ("tooth decay",),
     "hyperhidrosis": ("excessive sweating",),
-    "alopecia areata": ("patchy hair loss",),
-    "seborrhoeic dermatitis": ("dandruff",),
+    "alopecia areata": ("patchy hair loss", "spot baldness"),
+    "seborrhoeic dermatitis": ("dandruff", "cradle cap"),
     "atopic dermatitis": ("atopic eczema",),  # not hand, contact or varicose eczema
-    "conjunctivitis": ("pink eye",),
+    "conjunctivitis": ("pink eye", "pinkeye"),
     "myopia": ("short-sightedness", "short sightedness", "nearsightedness"),
     "otitis externa": ("swimmer's ear", "outer ear infection"),
     "otitis media": ("middle ear infection",),
@@ -130,4 +142,76 @@ CURATED_LAY_NAMES: dict[str, tuple[str, ...]] = {
     "alcohol dependence": ("alcoholism", "alcohol addiction", "drink problem",
                            "drinking problem"),
     "nicotine dependence": ("nicotine addiction", "smoking addiction"),
+    # conditions the labels treat, by their everyday, old or local names (NHS Health A to Z,
+    # MedlinePlus, Wikipedia; two helpers wrote them from the list of conditions the
+    # labels' indications name, blind to the evaluation questions)
+    "tonic-clonic seizures": ("grand mal", "grand mal seizure", "grand mal seizures",
+                              "grand mal epilepsy"),
+    "epilepsy": ("falling sickness", "seizure disorder"),
+    "major depressive disorder": ("clinical depression", "major depression"),
+    "chorea": ("St Vitus' dance", "St Vitus dance", "St. Vitus dance", "Saint Vitus dance"),
+    "Alzheimer's disease": ("Alzheimer's", "Alzheimers"),
+    "Parkinson's disease": ("Parkinson's",),
+    "Huntington's disease": ("Huntington's", "Huntington's chorea"),
+    "Tourette syndrome": ("Tourette's",),
+    "attention deficit hyperactivity disorder": ("attention deficit disorder",),
+    "autistic disorder": ("autism",),
+    "Restless legs syndrome": ("restless legs",),
+    "Trigeminal neuralgia": ("tic douloureux",),
+    "diabetic peripheral neuropathic pain": ("diabetic nerve pain",),
+    "myocardial infarction": ("heart attack", "heart attacks"),
+    "angina pectoris": ("angina",),
+    "type 1 diabetes mellitus": ("juvenile diabetes", "juvenile-onset diabetes"),
+    "type 2 diabetes mellitus": ("adult-onset diabetes", "adult onset diabetes"),
+    "Prediabetes": ("borderline diabetes",),
+    "hypogonadism": ("low testosterone", "male menopause"),
+    "hyperparathyroidism": ("overactive parathyroid", "overactive parathyroid gland",
+                            "overactive parathyroid glands"),
+    "hypoparathyroidism": ("underactive parathyroid", "underactive parathyroid gland",
+                           "underactive parathyroid glands"),
+    "beta thalassaemia": ("Mediterranean anaemia", "Mediterranean anemia", "Cooley's anaemia",
+                          "Cooley's anemia"),
+    "haemophilia B": ("Christmas disease",),
+    "Ocular hypertension": ("high eye pressure", "raised eye pressure"),
+    "allergic conjunctivitis": ("eye allergy", "eye allergies"),
+    "seasonal allergic rhinitis": ("seasonal allergies",),
+    "common cold": ("head cold", "head colds"),
+    "pre-eclampsia": ("toxemia of pregnancy", "toxaemia of pregnancy"),
+    "Premature ejaculation": ("early ejaculation", "rapid ejaculation"),
+    "nephrolithiasis": ("kidney stones", "kidney stone"),
+    "pyelonephritis": ("kidney infection", "kidney infections"),
+    "Osteomyelitis": ("bone infection", "bone infections"),
+    "fecal incontinence": ("bowel incontinence", "accidental bowel leakage",
+                           "loss of bowel control"),
+    "short bowel syndrome": ("short gut", "short gut syndrome"),
+    "Pruritus ani": ("itchy bottom", "anal itching"),
+    "epicondylitis": ("tennis elbow", "golfer's elbow"),
+    "bursitis": ("housemaid's knee", "clergyman's knee", "student's elbow"),
+    "familial hypophosphatemia": ("vitamin D resistant rickets", "vitamin D-resistant rickets"),
+    # skin
+    "acne": ("zits",),
+    "actinic keratosis": ("solar keratosis", "solar keratoses"),
+    "basal cell carcinoma": ("rodent ulcer",),
+    "epidermolysis bullosa": ("butterfly skin", "butterfly skin disease"),
+    "ichthyosis vulgaris": ("fish scale disease", "fish skin disease"),
+    "impetigo": ("school sores",),
+    "senile lentigines": ("liver spots", "age spots"),
+    "Mycetoma": ("Madura foot",),
+    # infections by their old or local names
+    "brucellosis": ("Malta fever", "undulant fever"),
+    "coccidioidomycosis": ("valley fever", "San Joaquin valley fever"),
+    "tularemia": ("rabbit fever", "deer fly fever"),
+    "giardiasis": ("beaver fever",),
+    "visceral leishmaniasis": ("kala-azar", "kala azar"),
+    "intestinal amebiasis": ("amoebic dysentery", "amebic dysentery"),
+    "poliomyelitis": ("polio", "infantile paralysis"),
+    "Vincent's infection": ("trench mouth",),
+    "gonorrhoea": ("the clap",),
+    "Ebola virus disease": ("Ebola",),
+    # immune, blood and rare diseases, by their short names
+    "Crohn's disease": ("Crohn's", "Crohns"),
+    "lupus erythematosus": ("lupus",),
+    "sarcoidosis": ("sarcoid",),
+    "Severe combined immunodeficiency": ("bubble boy disease", "bubble baby disease"),
+    "multiple myeloma": ("myeloma",),
 }  # fmt: skip

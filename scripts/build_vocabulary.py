@@ -876,24 +876,44 @@ def add_curated_lay_names(rows: list[dict], known: dict[str, dict]) -> int:
             own = known.setdefault(name.lower(), row) is row
             if own and name.lower() != row["c"].lower() and name not in row["a"]:
                 row["a"].append(name)
-        aliases = {n.lower() for n in row["a"]}
         for name in names:
             if (reason := filter_reason(name, "curated")) is not None:
                 print(f"  curated lay name {name!r} is filtered: {reason}")
                 continue
-            if known.setdefault(name.lower(), row) is not row:
-                owner = known[name.lower()]["c"]
-                print(f"  curated lay name {name!r} is already a name of {owner!r}")
+            owner = known.setdefault(name.lower(), row)
+            if owner is not row and not _absorb_lay_row(owner, row, rows, known):
+                print(f"  curated lay name {name!r} is already a name of {owner['c']!r}")
                 continue
             if name.lower() == row["c"].lower():  # "whooping cough": nothing to gloss
                 continue
-            if name.lower() not in aliases:  # "flu" is Influenza's alias already (A-24)
+            # "flu" is Influenza's alias already (A-24)
+            if name.lower() not in {n.lower() for n in row["a"]}:
                 row["a"].append(name)
             row.setdefault("l", []).append(name)
             if name.isupper() and len(name) <= 3:
                 row.setdefault("cs", []).append(name)
             added += 1
     return added
+
+
+def _absorb_lay_row(lay_row: dict, row: dict, rows: list[dict], known: dict[str, dict]) -> bool:
+    """A-25: a bare disease row titled by a curated lay name ("Swimmer's ear", ICD's
+    H60.33-, beside "Otitis externa") is the same condition as the table's clinical row:
+    its names move to ``row`` and it leaves ``rows``, so the lay name glosses to the
+    clinical name. A row with anything more than names (ids, a type other than disease)
+    stays. Returns whether ``lay_row`` was absorbed."""
+    if lay_row["t"] != "disease" or set(lay_row) - {"c", "t", "a", "cs"}:
+        return False
+    for name in (lay_row["c"], *lay_row.get("a", ())):
+        if known.get(name.lower()) is lay_row:
+            known[name.lower()] = row
+        if name.lower() != row["c"].lower() and name not in row["a"]:
+            row["a"].append(name)
+    row.setdefault("cs", []).extend(n for n in lay_row.get("cs", ()) if n not in row.get("cs", ()))
+    if not row["cs"]:
+        del row["cs"]
+    rows[:] = [r for r in rows if r is not lay_row]
+    return True
 
 
 def _vocabulary_of(rows: list[dict]) -> Vocabulary:

@@ -582,6 +582,26 @@ def test_a25_curated_lay_names_join_the_row_of_their_clinical_name(build, monkey
     assert known["bv-1"] is rows[2]
 
 
+def test_a25_a_disease_row_titled_by_a_lay_name_joins_the_clinical_row(build, monkeypatch):
+    rows = [
+        {"c": "Otitis externa", "t": "disease", "a": []},
+        # ICD's H60.33- beside the clinical row: the same condition, by its lay name
+        {"c": "Swimmer's ear", "t": "disease", "a": ["swimmers ear"]},
+        # a row with more than names is kept (a drug, or a disease with ids)
+        {"c": "Hay fever", "t": "disease", "a": [], "cui": "C0018621"},
+        {"c": "Allergic rhinitis", "t": "disease", "a": []},
+    ]
+    known = {name.lower(): row for row in rows for name in (row["c"], *row["a"])}
+    table = {"otitis externa": ("swimmer's ear",), "allergic rhinitis": ("hay fever",)}
+    monkeypatch.setattr(build, "CURATED_LAY_NAMES", table)
+    assert build.add_curated_lay_names(rows, known) == 1
+    otitis = rows[0]
+    assert otitis["a"] == ["Swimmer's ear", "swimmers ear"] and otitis["l"] == ["swimmer's ear"]
+    assert known["swimmer's ear"] is otitis and known["swimmers ear"] is otitis
+    assert [row["c"] for row in rows] == ["Otitis externa", "Hay fever", "Allergic rhinitis"]
+    assert "l" not in rows[2]
+
+
 def test_the_shipped_vocabulary_reads_lay_condition_names(vocabulary):
     for lay, condition in [
         ("bedwetting", "Enuresis"),

@@ -97,3 +97,25 @@ def test_a25_the_shipped_vocabulary_glosses_everyday_names(vocabulary):
     assert glossed_lay_names("sleeping sickness", vocabulary) == (
         "sleeping sickness (african trypanosomiasis)"  # ICD titles are lower-cased
     )
+
+
+def test_a25_the_shipped_vocabulary_glosses_the_wider_table(vocabulary):
+    # names the helpers wrote from the conditions the labels treat (session 22)
+    for question, glossed in [
+        ("school sores round her mouth", "school sores (impetigo) round her mouth"),
+        ("what treats rabbit fever", "what treats rabbit fever (tularemia)"),
+        ("a rodent ulcer on his nose", "a rodent ulcer (basal cell carcinoma) on his nose"),
+        ("after a heart attack", "after a heart attack (myocardial infarction)"),
+        # ICD's own "Swimmer's ear" row joined Otitis externa at the build
+        ("swimmer's ear drops", "swimmer's ear (otitis externa) drops"),
+    ]:
+        assert glossed_lay_names(question, vocabulary) == glossed
+    for question in (
+        "PSA rising after prostate cancer treatment",  # no "PsA" in the table
+        "COPD and covid: which antivirals",  # clinicians' abbreviations are out
+        "medicine for high blood pressure",  # a side effect in the same words
+        "hot flushes since the menopause",  # no "change of life": menopause is no disease
+    ):
+        assert glossed_lay_names(question, vocabulary) == question
+    menopause = vocabulary.get("menopause")
+    assert menopause is None or menopause.semantic_type != "disease"

@@ -861,8 +861,10 @@ def add_curated_lay_names(rows: list[dict], known: dict[str, dict]) -> int:
     """A-25: the lay names of ``CURATED_LAY_NAMES`` as aliases and lay names (``l``) of
     the row their clinical name belongs to, in its British or American spelling (a new
     disease row, with both, where none has it); a capitalised abbreviation of three
-    letters or fewer ("BV", "TB") is matched as written (``cs``). A lay name another row
-    owns, or that A-6 filters ("UTI"), stays out. Returns how many were added."""
+    letters or fewer ("BV", "TB") is matched as written (``cs``). A lay name that is the
+    title of a bare disease row joins that row to the clinical one (``_absorb_lay_row``:
+    ICD's "Swimmer's ear"); one another row owns otherwise, or that A-6 filters ("UTI"),
+    stays out. Aliases are added once whatever their case. Returns how many were added."""
     added = 0
     for condition, names in CURATED_LAY_NAMES.items():
         # the table writes British names; ICD's rows are American ("Gastro-esophageal
@@ -873,22 +875,19 @@ def add_curated_lay_names(rows: list[dict], known: dict[str, dict]) -> int:
             row = {"c": condition, "t": "disease", "a": []}
             rows.append(row)
         for name in (condition, american):
-            own = known.setdefault(name.lower(), row) is row
-            if own and name.lower() != row["c"].lower() and name not in row["a"]:
-                row["a"].append(name)
+            if known.setdefault(name.lower(), row) is row:
+                _add_alias(row, name)
         for name in names:
             if (reason := filter_reason(name, "curated")) is not None:
                 print(f"  curated lay name {name!r} is filtered: {reason}")
                 continue
             owner = known.setdefault(name.lower(), row)
-            if owner is not row and not _absorb_lay_row(owner, row, rows, known):
+            if owner is not row and not _absorb_lay_row(name, owner, row, rows, known):
                 print(f"  curated lay name {name!r} is already a name of {owner['c']!r}")
                 continue
             if name.lower() == row["c"].lower():  # "whooping cough": nothing to gloss
                 continue
-            # "flu" is Influenza's alias already (A-24)
-            if name.lower() not in {n.lower() for n in row["a"]}:
-                row["a"].append(name)
+            _add_alias(row, name)  # "flu" is Influenza's alias already (A-24)
             row.setdefault("l", []).append(name)
             if name.isupper() and len(name) <= 3:
                 row.setdefault("cs", []).append(name)
@@ -896,22 +895,32 @@ def add_curated_lay_names(rows: list[dict], known: dict[str, dict]) -> int:
     return added
 
 
-def _absorb_lay_row(lay_row: dict, row: dict, rows: list[dict], known: dict[str, dict]) -> bool:
-    """A-25: a bare disease row titled by a curated lay name ("Swimmer's ear", ICD's
-    H60.33-, beside "Otitis externa") is the same condition as the table's clinical row:
-    its names move to ``row`` and it leaves ``rows``, so the lay name glosses to the
-    clinical name. A row with anything more than names (ids, a type other than disease)
-    stays. Returns whether ``lay_row`` was absorbed."""
-    if lay_row["t"] != "disease" or set(lay_row) - {"c", "t", "a", "cs"}:
+def _add_alias(row: dict, name: str) -> None:
+    # once, whatever its case, and never the row's own title
+    if name.lower() not in {n.lower() for n in (row["c"], *row["a"])}:
+        row["a"].append(name)
+
+
+def _absorb_lay_row(
+    name: str, lay_row: dict, row: dict, rows: list[dict], known: dict[str, dict]
+) -> bool:
+    """A-25: a bare disease row titled by the curated lay name ``name`` ("Swimmer's ear",
+    ICD's H60.33-, beside "Otitis externa"; "Motor neuron disease", ICD's G12.2, which the
+    table calls amyotrophic lateral sclerosis as the NHS does) is taken, on the table's
+    word, for the same condition: its names move to ``row`` and it leaves ``rows``, so the
+    lay name glosses to the clinical name. A row that only has ``name`` as an alias, or
+    has anything more than names (ids, a type other than disease), stays. Returns whether
+    ``lay_row`` was absorbed."""
+    bare = lay_row["t"] == "disease" and not set(lay_row) - {"c", "t", "a", "cs"}
+    if not bare or lay_row["c"].lower() != name.lower():
         return False
-    for name in (lay_row["c"], *lay_row.get("a", ())):
-        if known.get(name.lower()) is lay_row:
-            known[name.lower()] = row
-        if name.lower() != row["c"].lower() and name not in row["a"]:
-            row["a"].append(name)
-    row.setdefault("cs", []).extend(n for n in lay_row.get("cs", ()) if n not in row.get("cs", ()))
-    if not row["cs"]:
-        del row["cs"]
+    for alias in (lay_row["c"], *lay_row.get("a", ())):
+        if known.get(alias.lower()) is lay_row:
+            known[alias.lower()] = row
+        _add_alias(row, alias)
+    for written in lay_row.get("cs", ()):
+        if written not in row.setdefault("cs", []):
+            row["cs"].append(written)
     rows[:] = [r for r in rows if r is not lay_row]
     return True
 

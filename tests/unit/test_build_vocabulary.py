@@ -584,22 +584,34 @@ def test_a25_curated_lay_names_join_the_row_of_their_clinical_name(build, monkey
 
 def test_a25_a_disease_row_titled_by_a_lay_name_joins_the_clinical_row(build, monkeypatch):
     rows = [
-        {"c": "Otitis externa", "t": "disease", "a": []},
+        {"c": "Otitis externa", "t": "disease", "a": ["swimmers ear"]},
         # ICD's H60.33- beside the clinical row: the same condition, by its lay name
-        {"c": "Swimmer's ear", "t": "disease", "a": ["swimmers ear"]},
+        {"c": "Swimmer's ear", "t": "disease", "a": ["Swimmers ear", "SE"], "cs": ["SE"]},
         # a row with more than names is kept (a drug, or a disease with ids)
         {"c": "Hay fever", "t": "disease", "a": [], "cui": "C0018621"},
         {"c": "Allergic rhinitis", "t": "disease", "a": []},
+        # a row that only has the lay name as an alias is another condition
+        {"c": "Otitis media", "t": "disease", "a": ["ear infection"]},
+        {"c": "Labyrinthitis", "t": "disease", "a": []},
     ]
     known = {name.lower(): row for row in rows for name in (row["c"], *row["a"])}
-    table = {"otitis externa": ("swimmer's ear",), "allergic rhinitis": ("hay fever",)}
+    table = {
+        "otitis externa": ("swimmer's ear",),
+        "allergic rhinitis": ("hay fever",),
+        "labyrinthitis": ("ear infection",),
+    }
     monkeypatch.setattr(build, "CURATED_LAY_NAMES", table)
     assert build.add_curated_lay_names(rows, known) == 1
     otitis = rows[0]
-    assert otitis["a"] == ["Swimmer's ear", "swimmers ear"] and otitis["l"] == ["swimmer's ear"]
-    assert known["swimmer's ear"] is otitis and known["swimmers ear"] is otitis
-    assert [row["c"] for row in rows] == ["Otitis externa", "Hay fever", "Allergic rhinitis"]
-    assert "l" not in rows[2]
+    # the absorbed row's names once each, whatever their case; its capitals as written
+    assert otitis["a"] == ["swimmers ear", "Swimmer's ear", "SE"]
+    assert otitis["l"] == ["swimmer's ear"] and otitis["cs"] == ["SE"]
+    assert known["swimmer's ear"] is otitis and known["se"] is otitis
+    assert [row["c"] for row in rows] == [
+        "Otitis externa", "Hay fever", "Allergic rhinitis", "Otitis media", "Labyrinthitis"
+    ]  # fmt: skip
+    assert "l" not in rows[2] and "l" not in rows[4]
+    assert known["ear infection"]["c"] == "Otitis media"
 
 
 def test_the_shipped_vocabulary_reads_lay_condition_names(vocabulary):

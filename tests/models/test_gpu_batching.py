@@ -67,6 +67,11 @@ def test_stage_table_splits_each_call_into_tokenising_and_forward_passes(
         ("| cross-encoder", "1"),
         ("| cross-encoder", "8"),
     ]
+    # Timings only need to exist here (speed goals live in bench/: a loaded CI machine once
+    # timed one tokenising pass at 4.7 ms and the whole call at 4.1 ms); the token counts
+    # are exact, so they are checked: 8 items tokenise to more tokens than 1.
     for cells in body:
-        tokenise, forward, whole = (float(cells[i]) for i in (3, 4, 5))
-        assert 0 < tokenise < whole and forward > 0
+        assert all(float(cells[i]) > 0 for i in (3, 4, 5))
+    tokens = {(cells[0], cells[1]): int(cells[2]) for cells in body}
+    for family in ("| hf-text", "| cross-encoder"):
+        assert 0 < tokens[(family, "1")] < tokens[(family, "8")]

@@ -37,6 +37,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
+from pipeline.context_drugs import without_context_drugs
 from pipeline.text import fold, keyed, match_key
 from pipeline.vocabulary_entities import Entity, EntityMatch, content_fingerprint, merge_entities
 from pipeline.vocabulary_loader import (
@@ -114,8 +115,7 @@ class Vocabulary:
         known_words: Iterable[str] | None = None,
         rare_names: dict[str, Sequence[str]] | None = None,
     ) -> None:
-        """
-        Args:
+        """Args:
             entities: the entities; later duplicates of a canonical name are merged.
             case_sensitive_names: per canonical name, names matched only as written
                 (gene symbols). All other names match case-insensitively.
@@ -136,10 +136,8 @@ class Vocabulary:
         self._rare_names = dict(rare_names or {})
         self._stop_names = tuple(stop_names)
         self._name_tables: dict[str, Any] = {  # for a vocabulary built on this one
-            "case_sensitive_names": self._case_sensitive_names,
-            "stop_names": self._stop_names,
-            "guarded_names": self._guarded_names,
-            "rare_names": self._rare_names,
+            "case_sensitive_names": self._case_sensitive_names, "stop_names": self._stop_names,
+            "guarded_names": self._guarded_names, "rare_names": self._rare_names,
         }
         self._entities: list[Entity] = []
         self._by_canonical: dict[str, int] = {}
@@ -160,7 +158,7 @@ class Vocabulary:
             self._name_index.setdefault(key.casefold(), self._ranked(ids)[0])
         self._known_words = None if known_words is None else frozenset(map(fold, known_words))
         self._typo_index: TypoIndex | None = None
-        self._cache: OrderedDict[tuple[str, bool], tuple[EntityMatch, ...]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, bool, bool], tuple[EntityMatch, ...]] = OrderedDict()
 
     # -- construction -------------------------------------------------------------------
 
@@ -267,13 +265,14 @@ class Vocabulary:
         drug name within edit distance (``correct_typos``; by default only in texts of
         at most ``TYPO_MAX_CHARS`` characters, i.e. queries, not documents), and
         out-of-vocabulary words with a drug suffix of at least seven letters (R-VOC-2).
-        A drug name that qualifies the next word ("somatostatin analogue") is dropped
-        (A-17)."""
+        Dropped: a drug name that qualifies the next word ("somatostatin analogue", A-17);
+        in a question (``correct_typos`` not False; a stored text is read as written) a
+        medicine named as what failed ("the Zyrtec isn't working", A-29)."""
         if not text:
             return []
-        if correct_typos is None:
-            correct_typos = len(text) <= TYPO_MAX_CHARS
-        cache_key = (text, correct_typos)
+        question = correct_typos is not False
+        correct_typos = len(text) <= TYPO_MAX_CHARS if correct_typos is None else correct_typos
+        cache_key = (text, correct_typos, question)
         cached = self._cache.get(cache_key) if len(text) <= 4 * TYPO_MAX_CHARS else None
         if cached is not None:
             return list(cached)
@@ -302,6 +301,7 @@ class Vocabulary:
             matches.extend(typo_matches(text, matches, self.correct))
         matches.extend(suffix_matches(text, matches, self.get))
         matches = sorted(without_modifier_drugs(text, matches), key=lambda m: m.start)
+        matches = without_context_drugs(text, matches) if question else matches
         if len(text) <= 4 * TYPO_MAX_CHARS:
             self._cache[cache_key] = tuple(matches)
             if len(self._cache) > 4096:

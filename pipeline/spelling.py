@@ -108,7 +108,9 @@ class WordSpeller:
         A word in capitals is an abbreviation unless the whole text is in capitals."""
         if len(text) > TYPO_MAX_CHARS:
             return []
-        spans = [(match.start, match.end) for match in vocabulary.find(text)]
+        # a name A-29 reads as the question's context is still a name, not a misspelt word
+        matches = [*vocabulary.find(text), *vocabulary.find(text, correct_typos=False)]
+        spans = [(match.start, match.end) for match in matches]
         shouted = text.isupper()
         found = []
         for word in _WORD_RE.finditer(text):

@@ -117,7 +117,9 @@ _OVERDOSE = re.compile(
 )
 
 
-def _in_failure_clause(text: str, match: EntityMatch, others: Sequence[EntityMatch]) -> bool:
+def _in_failure_clause(
+    text: str, match: EntityMatch, others: Sequence[EntityMatch], asks_for_another: bool
+) -> bool:
     before = text[max(0, match.start - 80) : match.start]
     after = _FAILED_AFTER.match(text, match.end)
     # another name between this one and its clause is what the clause is about
@@ -127,8 +129,8 @@ def _in_failure_clause(text: str, match: EntityMatch, others: Sequence[EntityMat
         return True
     if _CANT_TAKE_BEFORE.search(before) and not _HOW_TAKEN_AFTER.match(text, match.end):
         return True
-    asks = _ASKS_FOR_ANOTHER.search(text)
-    return bool(asks and (_WEAK_BEFORE.search(before) or _HARMED_AFTER.match(text, match.end)))
+    weak = _WEAK_BEFORE.search(before) or _HARMED_AFTER.match(text, match.end)
+    return bool(asks_for_another and weak)
 
 
 def without_context_drugs(text: str, matches: Sequence[EntityMatch]) -> list[EntityMatch]:
@@ -141,10 +143,11 @@ def without_context_drugs(text: str, matches: Sequence[EntityMatch]) -> list[Ent
     overdose or reversal question keeps every name (A-11)."""
     if _OVERDOSE.search(text):
         return list(matches)
+    asks = bool(_ASKS_FOR_ANOTHER.search(text))  # once per question, not per name
     context = {
         id(m)
         for m in matches
-        if m.entity.semantic_type in CONTEXT_TYPES and _in_failure_clause(text, m, matches)
+        if m.entity.semantic_type in CONTEXT_TYPES and _in_failure_clause(text, m, matches, asks)
     }
     if not context or len(context) == len(matches):
         return list(matches)

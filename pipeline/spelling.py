@@ -109,8 +109,7 @@ class WordSpeller:
         if len(text) > TYPO_MAX_CHARS:
             return []
         # a name A-29 reads as the question's context is still a name, not a misspelt word
-        matches = [*vocabulary.find(text), *vocabulary.find(text, correct_typos=False)]
-        spans = [(match.start, match.end) for match in matches]
+        spans = [(match.start, match.end) for match in vocabulary.find(text, keep_context=True)]
         shouted = text.isupper()
         found = []
         for word in _WORD_RE.finditer(text):

@@ -256,7 +256,9 @@ class Vocabulary:
                 return self.get(parent)
         return None if index is None else self._entities[index]
 
-    def find(self, text: str, correct_typos: bool | None = None) -> list[EntityMatch]:
+    def find(
+        self, text: str, correct_typos: bool | None = None, keep_context: bool = False
+    ) -> list[EntityMatch]:
         """All entity hits in ``text``, non-overlapping (leftmost-longest), in text order.
 
         Letter-boundary rule (R-VOC-1) on the A-6 match key, so ``EGFR`` is not found in
@@ -267,10 +269,10 @@ class Vocabulary:
         out-of-vocabulary words with a drug suffix of at least seven letters (R-VOC-2).
         Dropped: a drug name that qualifies the next word ("somatostatin analogue", A-17);
         in a question (``correct_typos`` not False; a stored text is read as written) a
-        medicine named as what failed ("the Zyrtec isn't working", A-29)."""
+        medicine named as what failed ("Zyrtec isn't working", A-29) unless ``keep_context``."""
         if not text:
             return []
-        question = correct_typos is not False
+        question = correct_typos is not False and not keep_context
         correct_typos = len(text) <= TYPO_MAX_CHARS if correct_typos is None else correct_typos
         cache_key = (text, correct_typos, question)
         cached = self._cache.get(cache_key) if len(text) <= 4 * TYPO_MAX_CHARS else None
@@ -345,14 +347,10 @@ class Vocabulary:
     def match_entities(self, text: str, correct_typos: bool | None = None) -> list[Entity]:
         """Entities in order of first appearance, each once (R-VOC-3); ``correct_typos``
         as in ``find``."""
-        seen: set[str] = set()
-        result: list[Entity] = []
+        first: dict[str, Entity] = {}
         for match in self.find(text, correct_typos):
-            key = match.entity.canonical.lower()
-            if key not in seen:
-                seen.add(key)
-                result.append(match.entity)
-        return result
+            first.setdefault(match.entity.canonical.lower(), match.entity)
+        return list(first.values())
 
     def match_drug_entities(self, text: str, correct_typos: bool | None = None) -> list[str]:
         """Canonical drug names in order of appearance, de-duplicated (R-VOC-3). A brand

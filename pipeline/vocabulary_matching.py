@@ -52,8 +52,9 @@ _SENTENCE_END_RE = re.compile(r"[.!?;\n]")
 #: drug no longer beats a longer drug name at its start, "trastuzumab deruxtecan"; 3: a
 #: name ending in a letter is not matched before a hyphen and a number, "anti-IL-5"; 4: a
 #: drug name before a modifier head word is no drug match, "somatostatin analogue"; 5: any
-#: dash or space between them; 6: "-induced" is no such word, "adalimumab-induced lupus").
-MATCH_RULES_VERSION = 6
+#: dash or space between them; 6: "-induced" is no such word, "adalimumab-induced lupus";
+#: 7: no name starts after a word's apostrophe, "grandma's warfarin" is no "s-warfarin").
+MATCH_RULES_VERSION = 7
 
 #: Words after a drug name that make the name a modifier of another thing (A-17): a
 #: class named after what it mimics or blocks ("somatostatin analogue", "aldosterone
@@ -163,6 +164,10 @@ def automaton_hits(
             continue
         if key[start].isdigit() and _is_latin_letter(text, source_start - 1):
             continue
+        # a letter after a word's apostrophe is in that word: "the patient's warfarin"
+        # names warfarin, not "S-warfarin" ("the patient's ketamine" is no esketamine)
+        if key[start].isalpha() and _after_apostrophe(key, start):
+            continue
         # a hyphen and a number continue a name that ends in a letter: ``anti-IL`` (a
         # class) is not in ``anti-IL-5``, nor ``PD`` in ``PD-1``
         if key[end - 1].isalpha() and _hyphen_number(text, source_end):
@@ -173,6 +178,12 @@ def automaton_hits(
         if guarded and not _mixed_case_sentence(text, source_start, source_end):
             continue
         yield source_start, source_end, indexes, curated, length
+
+
+def _after_apostrophe(key: str, index: int) -> bool:
+    # the key reads every apostrophe as "'" (``pipeline.text_normalise``); one letter
+    # before it is a word of its own ("a packet o'paracetamol")
+    return index >= 3 and key[index - 1] == "'" and key[index - 3 : index - 1].isalpha()
 
 
 def _hyphen_number(text: str, index: int) -> bool:

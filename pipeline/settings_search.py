@@ -100,6 +100,10 @@ class RoutingSettings(_Frozen):
     #: gets its clinical name in brackets after it, and every stage reads it so ("piles
     #: (haemorrhoids)"; ``pipeline.lay_names``). False: the words as typed (the seed).
     gloss_lay_names: bool = True
+    #: A-30: an overdose said in other words ("taken too many paracetamol tablets",
+    #: "overdosed on heroin") gets "(<drug> overdose)" after the drug, before the intent
+    #: is read (``pipeline.overdose``). False: the words as typed (the seed).
+    gloss_overdoses: bool = True
     #: A-26: a question that names no drug (a class may be named), cues no section and
     #: asks for a treatment ("antibiotic for Delhi belly", "what can the GP prescribe for
     #: piles") cues the indications (``pipeline.intent.section_cues_for``). Read where

@@ -512,3 +512,16 @@ async def test_a28_a_kb_without_sections_keeps_its_order(stores, vocabulary):
     assert not any(d.startswith("recall_sections") for d in _plan_decisions(again))
     assert _text_chunks(first) == _text_chunks(again) == _text_chunks(seed)
     assert _text_chunks(first)
+
+
+@pytest.mark.parametrize("glossed", [True, False])
+async def test_a30_every_stage_reads_an_overdose_said_in_other_words(stores, vocabulary, glossed):
+    encoders = {"pubmedbert": TextCountingEncoder()}
+    routing = {"gloss_overdoses": glossed}
+    retriever = make_retriever(stores, vocabulary, encoders=encoders, routing=routing)
+    query = "took too many paracetamol tablets, what is the antidote"
+    response = await retriever.search(SearchRequest(query=query))
+    intent = next(stage for stage in response.trace if stage.name == "intent")
+    searched = "took too many paracetamol tablets (paracetamol overdose), what is the antidote"
+    assert (f"searched_as:{searched}" in intent.decisions) is glossed
+    assert ("(paracetamol overdose)" in " ".join(encoders["pubmedbert"].texts)) is glossed

@@ -1,0 +1,85 @@
+"""A-30: an overdose said in other words is glossed as one (``pipeline.overdose``)."""
+
+import pytest
+
+from pipeline.lay_names import glossed_lay_names
+from pipeline.overdose import glossed_overdoses, overdose_glosses
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    ("question", "glossed", "drug"),
+    [
+        (
+            "My son has taken too many paracetamol tablets, what's the antidote?",
+            "My son has taken too many paracetamol tablets (paracetamol overdose), what's"
+            " the antidote?",
+            "acetaminophen",
+        ),
+        (
+            "Gran doubled up on her apixaban and is bleeding",
+            "Gran doubled up on her apixaban (apixaban overdose) and is bleeding",
+            "apixaban",
+        ),
+        (
+            "swallowed a whole packet of grandma\u2019s warfarin",
+            "swallowed a whole packet of grandma\u2019s warfarin (warfarin overdose)",
+            "warfarin",
+        ),
+        (
+            "took several extra Pradaxa capsules",
+            "took several extra Pradaxa capsules (Pradaxa overdose)",
+            "dabigatran",
+        ),
+        ("he ODed on fentanyl", "he ODed on fentanyl (fentanyl overdose)", "fentanyl"),
+        (
+            "she's had way too much morphine",
+            "she's had way too much morphine (morphine overdose)",
+            "morphine",
+        ),
+        # the gloss follows the strength and the rest of the product's name
+        (
+            "took too many Nurofen Plus 200mg tablets last night",
+            "took too many Nurofen Plus 200mg tablets (Nurofen overdose) last night",
+            "ibuprofen",
+        ),
+    ],
+)
+def test_a_drug_taken_beyond_its_dose_is_glossed_with_its_overdose(
+    vocabulary, question, glossed, drug
+):
+    assert glossed_overdoses(question, vocabulary) == glossed
+    # the drug stays an entity: the antidote's label names it (A-11)
+    assert drug in vocabulary.match_drug_entities(glossed)
+
+
+def test_an_overdose_the_vocabulary_names_as_a_condition_reads_as_that_condition(vocabulary):
+    # "heroin overdose" is the lay name of "opioid overdose": the naloxone labels name the
+    # condition, not heroin, so heroin is no entity of the question any more
+    question = "friend overdosed on heroin, what reverses it"
+    assert vocabulary.match_drug_entities(question) == ["heroin"]
+    glossed = glossed_overdoses(question, vocabulary)
+    assert glossed == "friend overdosed on heroin overdose, what reverses it"
+    assert [m.entity.canonical for m in vocabulary.find(glossed)] == ["opioid overdose"]
+    assert "(opioid overdose)" in glossed_lay_names(glossed, vocabulary)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what is the antidote for paracetamol overdose",  # already says it
+        # a missed dose: the leaflet's "do not take a double dose"
+        "should I double up on my apixaban if I missed a dose?",
+        "doubled up on my metformin after forgetting yesterday's",
+        # nothing was taken: asking, the body's own, a dose to taper
+        "can I take a few extra paracetamol if the pain is bad",
+        "my body makes too much cortisol",
+        "I'm on too much prednisolone, how do I taper",
+        "I don't want to take too much ibuprofen",
+        "took too many side effects from paracetamol",  # the cue is about other words
+    ],
+)
+def test_no_gloss_without_an_overdose_taken(vocabulary, question):
+    assert overdose_glosses(question, vocabulary) == []
+    assert glossed_overdoses(question, vocabulary) == question

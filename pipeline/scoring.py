@@ -187,10 +187,11 @@ def topic_terms(query: str, vocabulary: Vocabulary) -> list[str]:
     """The query's terms (R-HYB-3's: stop words left out) outside the names of the drugs,
     drug classes and genes it names, as written or misspelt: what it asks about them
     (``osimertinb rash`` -> ``["rash"]``; A-7). Every chunk of the named drug's leaflet
-    earns the entity score; these terms tell its chunks apart."""
+    earns the entity score; these terms tell its chunks apart. A medicine named as what
+    failed (A-29, no entity of the question) is no topic either."""
     named = {
         token
-        for match in vocabulary.find(query)
+        for match in vocabulary.find(query, keep_context=True)
         if match.entity.semantic_type in NAMING_TYPES
         for token in tokens(match.surface)
     }

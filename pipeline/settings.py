@@ -141,7 +141,9 @@ def load_yaml(path: str | Path) -> dict[str, Any]:
 
 
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """Recursive dict merge: mappings merge key by key, everything else is replaced."""
+    """Recursive dict merge: mappings merge key by key, everything else is replaced. An
+    empty mapping in ``override`` therefore changes nothing (it clears no profile
+    mapping); a list or scalar replaces the base value whole."""
     merged = dict(base)
     for key, value in override.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):

@@ -462,6 +462,10 @@ def test_a7_topic_terms_leave_out_the_names_the_question_uses(vocabulary):
     assert topic_terms("osimertinb rash", vocabulary) == ["rash"]  # the typo is a name too
     assert topic_terms("grapefruit juice with Ibrance", vocabulary) == ["grapefruit", "juice"]
     assert topic_terms("ibrutinib atrial fibrillation", vocabulary) == ["atrial", "fibrillation"]
+    # a medicine named as what failed is no entity of the question, nor a topic
+    failed = "Zyrtec isn't cutting it, is fexofenadine better for hay fever?"
+    assert [m.surface for m in vocabulary.find(failed)] == ["fexofenadine", "hay fever"]
+    assert "zyrtec" not in topic_terms(failed, vocabulary)
 
 
 @pytest.mark.parametrize(("w_topic", "first"), [(0.0, "indication"), (0.1, "rash")])

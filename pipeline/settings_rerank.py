@@ -50,6 +50,11 @@ class Tier1Settings(_Frozen):
     #: Knowledge base -> entity filter on/off, for a kb whose own development set chose;
     #: applies when every kb of the request's scope names the same choice here.
     entity_filter_by_kb: dict[str, bool] = Field(default_factory=dict)
+    #: A-31: a question that asks what reverses a drug (A-11, ``pipeline.reversal``)
+    #: skips R-T1-2: its answer is another product, whose label may name the drug's class
+    #: or its overdose, not the drug (naloxone's "opioid overdose" for fentanyl). True:
+    #: the filter runs for it too (the seed).
+    entity_filter_on_reversal: bool = False
 
     def entity_filter_for(self, kb_names: Sequence[str]) -> bool:
         """Whether R-T1-2 runs for a request scoped to ``kb_names`` (``()``: unscoped)."""

@@ -89,3 +89,20 @@ async def test_r_t1_3_cosine_rerank_by_dot_product():
     assert ids(ranked) == ["c", "b", "a"]
     assert [round(item.score, 3) for item in ranked] == [1.0, 0.8, 0.0]
     assert decision == "tier1_cosine:pubmedbert"
+
+
+@pytest.mark.parametrize(("on_reversal", "kept"), [(False, ["none", "text"]), (True, ["text"])])
+async def test_a31_a_reversal_question_skips_r_t1_2_unless_set(on_reversal, kept):
+    # naloxone's label names "opioid overdose", not the fentanyl the question names: the
+    # filter on "fentanyl" would drop it
+    nodes = [hit("none", text="opioid overdose reversal"), hit("text", text="fentanyl patch")]
+    settings = Tier1Settings(cosine_sort=False, entity_filter_on_reversal=on_reversal)
+
+    async def never(*_):
+        raise AssertionError("no encoder call without the cosine sort")
+
+    ranked, decision = await tier1_rerank(
+        nodes, "biomed_text", ENTITY, ["fentanyl"], settings, never, never, reversal=True
+    )
+    assert ids(ranked) == kept
+    assert decision == ("tier1_entity_filter" if on_reversal else "tier1_fused_order")

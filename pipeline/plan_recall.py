@@ -29,7 +29,6 @@ from pipeline.lexical import lexical_query_text, meets_minimum_should_match
 from pipeline.pagination import plan_depth, rerank_window
 from pipeline.ports import ImageEncoder, TextEncoder, VectorStore
 from pipeline.rerank import tier1_rerank
-from pipeline.reversal import asks_for_reversal
 from pipeline.schema import CollectionQueryPlan, ExpandedQuery, NodeWithScore, StageTrace
 from pipeline.scoring import set_aside_sections, without_sections
 from pipeline.settings import PipelineSettings
@@ -267,7 +266,7 @@ class PlanRecall:
                 ),
                 node_vectors=self.embeddings.node_vectors,
                 kb_names=kb_names,
-                reversal=asks_for_reversal(context.query),
+                query=context.query,
             )
             detail["tier1_ms"] = clock.ms
             decisions.append(tier1_decision)

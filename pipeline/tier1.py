@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import numpy as np
 
+from pipeline.reversal import asks_for_reversal
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent
 from pipeline.scoring import entity_boost_score
 from pipeline.settings import Tier1Settings
@@ -79,12 +80,11 @@ async def tier1_rerank(
     query_vector: Callable[[str], Awaitable[np.ndarray]],
     node_vectors: NodeVectors,
     kb_names: Sequence[str] = (),
-    reversal: bool = False,
+    query: str = "",
 ) -> tuple[list[NodeWithScore], str]:
     """Tier-1 rerank of one plan's list (R-T1-1..3), for a request scoped to ``kb_names``
-    (R-T1-2 runs where ``settings.entity_filter_for(kb_names)``, and for a question that
-    asks what reverses a drug, ``reversal``, only with ``entity_filter_on_reversal``:
-    A-31).
+    (R-T1-2 runs where ``settings.entity_filter_for(kb_names)``, and where ``query`` asks
+    what reverses a drug only with ``entity_filter_on_reversal``: A-31).
 
     Returns the list and the audit decision: ``tier1_abstain`` (collection without a
     Tier-1 encoder: list unchanged), ``tier1_entity_filter`` (``cosine_sort`` off: the
@@ -95,7 +95,7 @@ async def tier1_rerank(
     if encoder is None or not nodes:
         return list(nodes), "tier1_abstain"
     filters = settings.entity_filter_for(kb_names)
-    filters = filters and (settings.entity_filter_on_reversal or not reversal)
+    filters = filters and (settings.entity_filter_on_reversal or not asks_for_reversal(query))
     filtered = (
         entity_filter(nodes, intent, sparse_terms, settings.entity_window_chars)
         if filters

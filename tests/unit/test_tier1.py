@@ -102,7 +102,14 @@ async def test_a31_a_reversal_question_skips_r_t1_2_unless_set(on_reversal, kept
         raise AssertionError("no encoder call without the cosine sort")
 
     ranked, decision = await tier1_rerank(
-        nodes, "biomed_text", ENTITY, ["fentanyl"], settings, never, never, reversal=True
+        nodes,
+        "biomed_text",
+        ENTITY,
+        ["fentanyl"],
+        settings,
+        never,
+        never,
+        query="overdosed on fentanyl, what reverses it",
     )
     assert ids(ranked) == kept
     assert decision == ("tier1_entity_filter" if on_reversal else "tier1_fused_order")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -24,15 +24,15 @@ from pipeline.errors import BackendUnavailable, InvalidInput, InvalidRequest
 from pipeline.expansion import expand
 from pipeline.fusion import merge_rrf
 from pipeline.hybrid import hybrid_fuse_dense_sparse
-from pipeline.intent import smiles_tokens
 from pipeline.lexical import lexical_query_text, meets_minimum_should_match
 from pipeline.pagination import plan_depth, rerank_window
 from pipeline.ports import ImageEncoder, TextEncoder, VectorStore
 from pipeline.rerank import tier1_rerank
+from pipeline.reversal import with_reversal_leg
 from pipeline.schema import CollectionQueryPlan, ExpandedQuery, NodeWithScore, StageTrace
 from pipeline.scoring import set_aside_sections, without_sections
 from pipeline.settings import PipelineSettings
-from pipeline.structure_search import structure_recall
+from pipeline.structure_search import query_structures, structure_recall
 from pipeline.supplement import names_drug_terms
 from pipeline.vocabulary import Vocabulary
 
@@ -53,23 +53,6 @@ class PlanResult:
 
 class PlanSkipped(Exception):
     """A plan that cannot run by design (no text tower, no encoder for the role)."""
-
-
-def query_structures(query: str, vocabulary: Vocabulary) -> tuple[list[str], bool]:
-    """SMILES to search a structure collection with, and whether the query wrote them.
-
-    The query's own structure tokens (A-3: RDKit-validated) when it has any; else the
-    SMILES the vocabulary knows for the drugs it names ("SMILES of lapatinib").
-    """
-    written = smiles_tokens(query)
-    if written:
-        return written, True
-    structures = []
-    for name in vocabulary.match_drug_entities(query):
-        entity = vocabulary.get(name)
-        if entity is not None and entity.smiles:
-            structures.append(entity.smiles)
-    return list(dict.fromkeys(structures)), False
 
 
 class PlanRecall:
@@ -314,8 +297,20 @@ class PlanRecall:
     ) -> list[NodeWithScore]:
         text = lexical_query_text(context.query, self.vocabulary, self.settings.lexical)
         search = partial(self.store.search_lexical, collection, text, depth, context.scope)
-        return await section_recall.leg_within_sections(
+        hits = await section_recall.leg_within_sections(
             partial(search, with_vectors=True), sections, depth, self.settings.rrf.k
+        )
+        if not self.settings.lexical.reversal_leg:
+            return hits
+
+        def short(words: str) -> Awaitable[list[NodeWithScore]]:  # A-32
+            words = lexical_query_text(words, self.vocabulary, self.settings.lexical)
+            return self.store.search_lexical(
+                collection, words, depth, context.scope, with_vectors=True
+            )
+
+        return await with_reversal_leg(
+            hits, context.query, self.vocabulary, short, self.settings.rrf.k
         )
 
     async def _structure(

@@ -7,12 +7,21 @@ for rocuronium). Pure functions over Tier-2's window.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
-from pipeline.schema import Node, parse_drug_list
+from pipeline.fusion import merge_rrf
+from pipeline.schema import Node, NodeWithScore, parse_drug_list
 from pipeline.scoring import combination_parts, entity_match_score
+from pipeline.vocabulary import Vocabulary
 
-__all__ = ["REVERSAL_CUE", "REVERSAL_WORDS", "asks_for_reversal", "reversal_entity_score"]
+__all__ = [
+    "REVERSAL_CUE",
+    "REVERSAL_WORDS",
+    "asks_for_reversal",
+    "reversal_entity_score",
+    "reversal_query",
+    "with_reversal_leg",
+]
 
 #: Words of a question that asks for a reversal agent or antidote. "reverse
 #: transcriptase" (an enzyme) and "reversible" (an inhibitor's kind) are not cues, nor is
@@ -52,3 +61,40 @@ def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -
     if listed and all(combination_parts(name) & wanted for name in listed):
         return 0.5
     return 1.0 if entity_match_score(node, drugs, window) > 0 else 0.0
+
+
+def reversal_query(query: str, vocabulary: Vocabulary) -> str | None:
+    """A-32: the short BM25 query of a question that asks what reverses a drug: the
+    drugs, classes and conditions it names, as written, then ``REVERSAL_WORDS`` and
+    "overdose"; None when it asks no reversal or names none. In "my teenager has taken
+    too many paracetamol tablets, what's the antidote they give in hospital" the other
+    words ("teenager", "tablets", "hospital") fill the long query's top hits with the
+    drug's own labels; the antidote's label shares only the drug and "antidote"."""
+    if not asks_for_reversal(query):
+        return None
+    names = [
+        match.surface
+        for match in vocabulary.find(query)
+        if match.entity.is_drug or match.entity.semantic_type in ("class", "disease")
+    ]
+    if not names:
+        return None
+    return " ".join([*dict.fromkeys(names), *REVERSAL_WORDS, "overdose"])
+
+
+async def with_reversal_leg(
+    hits: Sequence[NodeWithScore],
+    query: str,
+    vocabulary: Vocabulary,
+    search: Callable[[str], Awaitable[list[NodeWithScore]]],
+    k: int = 60,
+) -> list[NodeWithScore]:
+    """The BM25 leg's ``hits`` fused by RRF (R-RRF-1, ``k``) with ``search``'s hits for
+    :func:`reversal_query` (A-32), at most as many as the longer list; ``hits`` as they
+    are when the question asks no reversal. ``search(text)`` runs one BM25 query, its
+    words read as the leg reads the question's."""
+    short = reversal_query(query, vocabulary)
+    if short is None:
+        return list(hits)
+    extra = await search(short)
+    return merge_rrf([hits, extra], k)[: max(len(hits), len(extra))]

@@ -250,6 +250,10 @@ class LexicalSettings(_Frozen):
     #: looks for "antidote", "reversal" and "reverse" (``pipeline.reversal``); ``false``:
     #: the query's own words only (the seed).
     reversal_words: bool = True
+    #: A-32: such a question also runs a short BM25 query, its named drugs and conditions
+    #: and "antidote reversal reverse overdose", fused by RRF into the leg
+    #: (``pipeline.reversal.with_reversal_leg``); ``false``: one query (the seed).
+    reversal_leg: bool = True
     #: A-20: each word of a question also asks for its other spelling (British or
     #: American) where the stored texts use it ("diarrhea" -> "diarrhoea";
     #: ``pipeline.spelling_variants``); ``false``: the spelling typed only (the seed).

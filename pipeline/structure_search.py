@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from pipeline.intent import smiles_tokens
 from pipeline.ports import VectorStore
 from pipeline.schema import NodeWithScore, ScopeFilter
 from pipeline.structure import Structure, morgan_fingerprint, standardize
+from pipeline.vocabulary import Vocabulary
 
-__all__ = ["EXACT_FORMS_LIMIT", "STRUCTURE_SCORE_PART", "structure_recall"]
+__all__ = ["EXACT_FORMS_LIMIT", "STRUCTURE_SCORE_PART", "query_structures", "structure_recall"]
 
 #: Key of the structure similarity in ``NodeWithScore.score_parts``.
 STRUCTURE_SCORE_PART = "structure"
@@ -129,3 +131,20 @@ async def structure_recall(
     for hit in sorted(neighbours.values(), key=lambda hit: (-hit.score, hit.node_id)):
         ranked[hit.node_id] = _with_structure_score(hit, float(hit.score))
     return list(ranked.values())[:depth]
+
+
+def query_structures(query: str, vocabulary: Vocabulary) -> tuple[list[str], bool]:
+    """SMILES to search a structure collection with, and whether the query wrote them.
+
+    The query's own structure tokens (A-3: RDKit-validated) when it has any; else the
+    SMILES the vocabulary knows for the drugs it names ("SMILES of lapatinib").
+    """
+    written = smiles_tokens(query)
+    if written:
+        return written, True
+    structures = []
+    for name in vocabulary.match_drug_entities(query):
+        entity = vocabulary.get(name)
+        if entity is not None and entity.smiles:
+            structures.append(entity.smiles)
+    return list(dict.fromkeys(structures)), False

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import re
 
+from pipeline.text_normalise import APOSTROPHES
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["OVERDOSE_CUE", "glossed_overdoses", "overdose_glosses"]
 
-#: Apostrophes of a possessive ("grandma's", "grandma\u2019s").
-_APOSTROPHES = "'\u2018\u2019\u02bc\u2032\uff07"
+#: Apostrophes of a possessive ("grandma's", "grandma\u2019s"): the match key's, and the
+#: full-width one it folds.
+_APOSTROPHES = APOSTROPHES + "\uff07"
 
 #: Words that may stand between a cue and the name: "too many of her", "a whole packet
 #: of his", "too many tablets of", "overdosed on grandma's".
@@ -86,14 +88,14 @@ def overdose_glosses(text: str, vocabulary: Vocabulary) -> list[tuple[int, str]]
     insert there: ``(offset, words)`` per name, in text order. Most get
     ``" (<name> overdose)"`` after the name, its strength, the rest of its product name
     and its dosage form ("too many Nurofen Plus tablets (Nurofen overdose)"): the drug
-    stays an entity of the
-    question. Where the vocabulary names that overdose as a condition ("heroin overdose",
-    A-25's lay name of "opioid overdose"), the name gets ``" overdose"`` right after it
-    and reads as the condition, as "naloxone heroin overdose" already did: the antidote's
-    label names the condition, not every drug that causes it. Nothing for a name that no
-    cue of :data:`OVERDOSE_CUE` directly precedes (only "his", "her", "the" ... between)
-    or that its overdose already follows ("too much paracetamol overdose"), and nothing
-    in a question about a missed or forgotten dose."""
+    stays an entity of the question. Where the vocabulary names that overdose as a
+    condition ("heroin overdose", A-25's lay name of "opioid overdose"), the name gets
+    ``" overdose"`` right after it and reads as the condition, as "naloxone heroin
+    overdose" already did: the antidote's label names the condition, not every drug that
+    causes it. Nothing for a name that no cue of :data:`OVERDOSE_CUE` directly precedes
+    (only "his", "her", "the" ... between) or that its overdose already follows ("too
+    much paracetamol overdose"), and nothing in a question about a missed or forgotten
+    dose."""
     if _MISSED.search(text):
         return []
     glosses: list[tuple[int, str]] = []

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "APOSTROPHES",
     "GREEK_LETTERS",
     "GREEK_NAMES",
     "KeyedText",
@@ -87,10 +88,13 @@ _ATTACHED_GREEK_NAMES: frozenset[str] = frozenset(
         "zeta",
     )
 )
+#: The characters a match key reads as an apostrophe ("'"); NFKC also folds the
+#: full-width U+FF07 to it.
+APOSTROPHES = "'\u2018\u2019\u02bc\u2032"
 #: Every dash and hyphen variant (NFKC keeps them apart).
 _DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 _DASH_TABLE = {ord(ch): "-" for ch in _DASHES[1:]}
-_DASH_TABLE.update({ord(ch): "'" for ch in "\u2018\u2019\u02bc\u2032"})
+_DASH_TABLE.update({ord(ch): "'" for ch in APOSTROPHES})
 _DASH_TABLE[0x00AD] = None  # soft hyphen
 _GREEK_CHAR_CLASS = "\u0370-\u03ff\u1f00-\u1fff"
 _GREEK_RUN_RE = re.compile(f"[{_GREEK_CHAR_CLASS}]")

@@ -149,9 +149,13 @@ class TypoIndex:
         """True when a stop name is one edit from ``word``: as near as the name found, so
         the word may be that stop name misspelt ("creatnine" is creatinine, a stop name,
         as much as creatine)."""
+        return any(owner == STOP_WORD for _, _, owner in self._one_edit_nearer(word))
+
+    def _one_edit_nearer(self, word: str) -> Iterable[tuple[int, str, int]]:
+        """``(distance, word, owner)`` of the ``nearer`` words one edit from ``word``."""
         if self._nearer_buckets is None:
             self._nearer_buckets = _buckets(self._nearer.items())
-        return any(owner == STOP_WORD for _, _, owner in _within(word, 1, self._nearer_buckets))
+        return _within(word, 1, self._nearer_buckets)
 
     def _nearer_than(self, word: str, name: str, index: int) -> bool:
         """True when a word of ``nearer`` one edit from ``word`` makes ``name`` (two edits
@@ -160,9 +164,7 @@ class TypoIndex:
         print "doxycyline", which must not stop "doxicyline" being read as doxycycline)."""
         from rapidfuzz.distance import OSA
 
-        if self._nearer_buckets is None:
-            self._nearer_buckets = _buckets(self._nearer.items())
-        for _, near, owner in _within(word, 1, self._nearer_buckets):
+        for _, near, owner in self._one_edit_nearer(word):
             if owner == index:
                 continue  # another name of the same drug ("voriconazol")
             if owner == KNOWN_WORD and OSA.distance(near, name) <= 1:

@@ -50,17 +50,11 @@ def test_a11_not_reversal_cues(query):
 
 def test_a11_entity_score_puts_the_agent_above_the_named_drug():
     drugs = ["dabigatran"]
-    agent = hit(
-        "praxbind",
-        text="Idarucizumab is a reversal agent for dabigatran.",
-        primary_drugs=["idarucizumab"],
-    )
+    agent = hit("praxbind", text="Idarucizumab is a reversal agent for dabigatran.",
+                primary_drugs=["idarucizumab"])
     own = hit("pradaxa", text="Pradaxa contains dabigatran.", primary_drugs=["dabigatran"])
-    listed = hit(
-        "ondexxya",
-        text="It reverses the effects of factor Xa inhibitors.",
-        primary_drugs=["andexanet alfa", "dabigatran"],
-    )
+    listed = hit("ondexxya", text="It reverses the effects of factor Xa inhibitors.",
+                 primary_drugs=["andexanet alfa", "dabigatran"])
     other = hit("norvir", text="Norvir contains ritonavir.", primary_drugs=["ritonavir"])
     assert reversal_entity_score(agent.node, drugs) == 1.0
     assert reversal_entity_score(listed.node, drugs) == 1.0  # a substance besides the named
@@ -68,11 +62,8 @@ def test_a11_entity_score_puts_the_agent_above_the_named_drug():
     assert reversal_entity_score(other.node, drugs) == 0.0
     assert reversal_entity_score(agent.node, []) == 0.0
     # a product named both by its substance and by its combination is on the subject
-    zubsolv = hit(
-        "zubsolv",
-        text="Zubsolv contains buprenorphine and naloxone.",
-        primary_drugs=["buprenorphine", "buprenorphine/naloxone"],
-    )
+    zubsolv = hit("zubsolv", text="Zubsolv contains buprenorphine and naloxone.",
+                  primary_drugs=["buprenorphine", "buprenorphine/naloxone"])
     assert reversal_entity_score(zubsolv.node, ["buprenorphine"]) == 0.5
     # R-T2-5 as for any question: the drug's own leaflet first
     assert entity_match_score(own.node, drugs) == 1.0
@@ -84,24 +75,15 @@ async def test_a11_reversal_question_opens_with_the_reversal_agent(vocabulary, o
     query = "how to reverse dabigatran before emergency surgery"
     assert vocabulary.match_drug_entities(query) == ["dabigatran"]
     nodes = [
-        hit(
-            "pradaxa-s3",
-            text="Pradaxa: before surgery stop taking it.",
-            primary_drugs=["dabigatran"],
-        ),
+        hit("pradaxa-s3", text="Pradaxa: before surgery stop taking it.",
+            primary_drugs=["dabigatran"]),
         hit("pradaxa-s1", text="Pradaxa contains dabigatran.", primary_drugs=["dabigatran"]),
-        hit(
-            "praxbind-s1",
-            text="Praxbind reverses the effect of dabigatran (Pradaxa).",
-            primary_drugs=["idarucizumab"],
-        ),
+        hit("praxbind-s1", text="Praxbind reverses the effect of dabigatran (Pradaxa).",
+            primary_drugs=["idarucizumab"]),
         hit("filler", text="Store below 25 C."),
     ]
     outcome = await rerank(
-        nodes,
-        query,
-        DRUG,
-        vocabulary,
+        nodes, query, DRUG, vocabulary,
         scores_by_id({"pradaxa-s3": 0.95, "pradaxa-s1": 0.9, "praxbind-s1": 0.85, "filler": 0.1}),
         tier2=Tier2Settings(preset="tuned", reversal_agents=on),
     )
@@ -119,19 +101,13 @@ async def test_a11_reversal_question_opens_with_the_reversal_agent(vocabulary, o
 async def test_a11_skips_a10_the_named_drugs_are_not_the_answer(vocabulary):
     query = "reversal of apixaban or rivaroxaban"
     nodes = [
-        hit(
-            "ondexxya",
-            text="Ondexxya reverses apixaban or rivaroxaban.",
-            primary_drugs=["andexanet alfa"],
-        ),
+        hit("ondexxya", text="Ondexxya reverses apixaban or rivaroxaban.",
+            primary_drugs=["andexanet alfa"]),
         hit("eliquis", text="Eliquis contains apixaban.", primary_drugs=["apixaban"]),
         hit("xarelto", text="Xarelto contains rivaroxaban.", primary_drugs=["rivaroxaban"]),
     ]
     outcome = await rerank(
-        nodes,
-        query,
-        DRUG,
-        vocabulary,
+        nodes, query, DRUG, vocabulary,
         scores_by_id({"ondexxya": 0.85, "eliquis": 0.9, "xarelto": 0.8}),
         tier2=Tier2Settings(preset="tuned"),
     )
@@ -154,11 +130,8 @@ def test_combination_parts_and_primary_names():
 
 
 def test_a_combination_product_is_each_of_its_substances():
-    paxlovid = hit(
-        "paxlovid",
-        text="Paxlovid is used to treat COVID-19.",
-        primary_drugs=["nirmatrelvir and ritonavir"],
-    )
+    paxlovid = hit("paxlovid", text="Paxlovid is used to treat COVID-19.",
+                   primary_drugs=["nirmatrelvir and ritonavir"])
     assert entity_match_score(paxlovid.node, ["nirmatrelvir", "ritonavir"]) == 1.0
     assert cross_drug_penalty(paxlovid.node, ["ritonavir"]) == 0.0
     assert cross_drug_penalty(paxlovid.node, ["imatinib"]) == 1.0

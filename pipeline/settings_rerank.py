@@ -55,6 +55,12 @@ class Tier1Settings(_Frozen):
     #: or its overdose, not the drug (naloxone's "opioid overdose" for fentanyl). True:
     #: the filter runs for it too (the seed).
     entity_filter_on_reversal: bool = False
+    #: A-33: R-T1-2 puts the candidates that name the question's entity first and keeps
+    #: the rest after them, in the plan's order: a question that names a drug as the
+    #: cause ("topiramate knocks me out ... what other preventive treatments") or the
+    #: one it left is answered by a label that need not name it. False drops the rest
+    #: (the seed).
+    entity_filter_keeps_rest: bool = True
 
     def entity_filter_for(self, kb_names: Sequence[str]) -> bool:
         """Whether R-T1-2 runs for a request scoped to ``kb_names`` (``()``: unscoped)."""

@@ -30,10 +30,13 @@ def entity_filter(
     intent: QueryRetrievalIntent,
     sparse_terms: Sequence[str],
     window: int = 512,
+    keep_rest: bool = False,
 ) -> list[NodeWithScore]:
     """R-T1-2: when the intent requires an entity match and there are sparse terms, keep
-    nodes with ``entity_boost_score > 0`` or a term in ``text[:window]`` or the path blob;
-    the filter applies only when something survives."""
+    nodes with ``entity_boost_score > 0`` or a term in ``text[:window]`` (``window`` in
+    characters) or the path blob; the filter applies only when something survives. With
+    ``keep_rest`` (A-33) the other nodes follow the kept ones, each group in its given
+    order, instead of being dropped."""
     if not intent.require_entity_match or not sparse_terms:
         return list(nodes)
     kept = []
@@ -45,7 +48,12 @@ def entity_filter(
         blob = path_blob(item.node.metadata)
         if any(contains_term(head, term) or contains_term(blob, term) for term in sparse_terms):
             kept.append(item)
-    return kept if kept else list(nodes)
+    if not kept:
+        return list(nodes)
+    if keep_rest:
+        named = {id(item) for item in kept}
+        kept.extend(item for item in nodes if id(item) not in named)
+    return kept
 
 
 async def cosine_rerank(
@@ -97,7 +105,13 @@ async def tier1_rerank(
     filters = settings.entity_filter_for(kb_names)
     filters = filters and (settings.entity_filter_on_reversal or not asks_for_reversal(query))
     filtered = (
-        entity_filter(nodes, intent, sparse_terms, settings.entity_window_chars)
+        entity_filter(
+            nodes,
+            intent,
+            sparse_terms,
+            settings.entity_window_chars,
+            keep_rest=settings.entity_filter_keeps_rest,
+        )
         if filters
         else list(nodes)
     )

@@ -44,6 +44,32 @@ def test_r_t1_2_entity_filter_keeps_entity_or_term_hits():
     assert ids(entity_filter(nodes, ENTITY, ["olaparib"])) == ["meta", "text", "path"]
 
 
+@pytest.mark.parametrize(
+    ("keeps_rest", "order"),
+    [(True, ["text", "path", "none", "late"]), (False, ["text", "path"])],
+)
+async def test_a33_r_t1_2_puts_the_entity_hits_first_and_keeps_the_rest(keeps_rest, order):
+    # "topiramate knocks me out ... what other preventive treatments": the answer's label
+    # need not name topiramate; the seed drops it, A-33 ranks it after the named ones
+    nodes = [
+        hit("none", text="migraine prevention injection"),
+        hit("text", text="olaparib tablets"),
+        hit("late", text="x" * 600 + " olaparib"),
+        hit("path", path="leaflets/olaparib.pdf"),
+    ]
+    settings = Tier1Settings(cosine_sort=False, entity_filter_keeps_rest=keeps_rest)
+
+    async def never(*_):
+        raise AssertionError("no encoder call without the cosine sort")
+
+    ranked, decision = await tier1_rerank(
+        nodes, "biomed_text", ENTITY, ["olaparib"], settings, never, never
+    )
+    assert ids(ranked) == order
+    assert decision == "tier1_entity_filter"
+    assert Tier1Settings().entity_filter_keeps_rest  # A-33 is the default
+
+
 def test_r_t1_2_filter_only_when_required_and_terms_and_non_empty():
     nodes = [hit("none", text="nothing")]
     assert entity_filter(nodes, GENERAL, ["olaparib"]) == nodes
@@ -54,7 +80,10 @@ def test_r_t1_2_filter_only_when_required_and_terms_and_non_empty():
 async def test_r_t1_2_runs_only_for_the_kbs_that_chose_it():
     nodes = [hit("none", text="nothing relevant"), hit("text", text="olaparib tablets")]
     settings = Tier1Settings(
-        cosine_sort=False, entity_filter=False, entity_filter_by_kb={"labels": True}
+        cosine_sort=False,
+        entity_filter=False,
+        entity_filter_by_kb={"labels": True},
+        entity_filter_keeps_rest=False,
     )
 
     async def never(*_):
@@ -96,7 +125,9 @@ async def test_a31_a_reversal_question_skips_r_t1_2_unless_set(on_reversal, kept
     # naloxone's label names "opioid overdose", not the fentanyl the question names: the
     # filter on "fentanyl" would drop it
     nodes = [hit("none", text="opioid overdose reversal"), hit("text", text="fentanyl patch")]
-    settings = Tier1Settings(cosine_sort=False, entity_filter_on_reversal=on_reversal)
+    settings = Tier1Settings(
+        cosine_sort=False, entity_filter_on_reversal=on_reversal, entity_filter_keeps_rest=False
+    )
 
     async def never(*_):
         raise AssertionError("no encoder call without the cosine sort")

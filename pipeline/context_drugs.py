@@ -3,7 +3,8 @@ cutting it any more, what else can my doctor prescribe?", "tablets for UC now th
 steroids haven't worked", "antiplatelet for AF when the patient can't take an
 anticoagulant". The medicine (or class) named there is the question's context, not its
 answer: matched as an entity it anchors every stage on its own leaflets (R-T1-2's entity
-filter keeps only chunks that name it, R-T2-5 boosts them, R-T2-7 penalises every other
+filter puts the chunks that name it first, or keeps only those in the seed, R-T2-5
+boosts them, R-T2-7 penalises every other
 medicine). Pure functions over a question's matches; stored texts are read as written.
 
 An overdose or reversal question ("too many paracetamol", "overdose not responding to

@@ -143,15 +143,7 @@ CURATED_LAY_NAMES: dict[str, tuple[str, ...]] = {
     "urothelial carcinoma": ("bladder cancer",),
     "oesophageal cancer": ("gullet cancer",),
     # dependence: the substance named with "addiction" is the condition, not the medicine
-    # an overdose of a named opioid: the naloxone and nalmefene labels name the condition,
-    # not each opioid (A-30 reads "overdosed on fentanyl" as "fentanyl overdose")
-    "opioid overdose": ("heroin overdose", "opiate overdose", "narcotic overdose",
-                        "fentanyl overdose", "morphine overdose", "oxycodone overdose",
-                        "methadone overdose", "codeine overdose", "tramadol overdose",
-                        "hydromorphone overdose", "hydrocodone overdose",
-                        "buprenorphine overdose", "diamorphine overdose",
-                        "tapentadol overdose", "dihydrocodeine overdose",
-                        "pethidine overdose", "oxymorphone overdose"),
+    "opioid overdose": ("heroin overdose",),
     "opioid dependence": ("heroin addiction", "opioid addiction", "opiate addiction",
                           "heroin dependence"),
     "alcohol dependence": ("alcoholism", "alcohol addiction", "drink problem",

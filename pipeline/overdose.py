@@ -3,7 +3,7 @@
 People write "taken too many paracetamol tablets", "overdosed on heroin", "swallowed a
 whole packet of her warfarin" or "doubled up on her apixaban"; the labels write
 "paracetamol overdose", "opioid overdose", "overdosage". Read as written, the drug is
-only a drug: R-T1-2 keeps the chunks that name it (for heroin, a methadone label), and
+only a drug: R-T1-2 ranks first the chunks that name it (for heroin, a methadone label), and
 neither BM25 nor the dense query carries "overdose". Here the question every stage reads
 gets "(<drug> overdose)" after the drug, as A-25 glosses a lay condition name; A-25 then
 glosses a named condition in it ("heroin overdose" is the table's lay name of "opioid

@@ -45,7 +45,8 @@ class Tier1Settings(_Frozen):
     #: R-T1-3 re-sorts each plan's list by one encoder's cosine. Off keeps the plan's
     #: fused order (the entity filter still runs); profiles choose from the ablation.
     cosine_sort: bool = True
-    #: R-T1-2's entity filter drops candidates; on by default (the seed).
+    #: R-T1-2's entity filter (the seed drops the candidates that do not name the
+    #: question's entity; A-33 below ranks them last); on by default (the seed).
     entity_filter: bool = True
     #: Knowledge base -> entity filter on/off, for a kb whose own development set chose;
     #: applies when every kb of the request's scope names the same choice here.

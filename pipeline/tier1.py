@@ -13,7 +13,14 @@ from pipeline.scoring import entity_boost_score
 from pipeline.settings import Tier1Settings
 from pipeline.text import contains_term, path_blob
 
-__all__ = ["NodeVectors", "cosine_rerank", "entity_filter", "tier1_encoder_for", "tier1_rerank"]
+__all__ = [
+    "NodeVectors",
+    "cosine_rerank",
+    "entity_filter",
+    "entity_groups",
+    "tier1_encoder_for",
+    "tier1_rerank",
+]
 
 NodeVectors = Callable[[str, Sequence[NodeWithScore]], Awaitable[np.ndarray]]
 """``(encoder_role, nodes) -> (n, d) float32`` document vectors (L2-normalised for a
@@ -25,6 +32,36 @@ def tier1_encoder_for(collection: str, settings: Tier1Settings) -> str | None:
     return settings.encoders.get(collection)
 
 
+def entity_groups(
+    nodes: Sequence[NodeWithScore],
+    intent: QueryRetrievalIntent,
+    sparse_terms: Sequence[str],
+    window: int = 512,
+    keep_rest: bool = False,
+) -> list[list[NodeWithScore]]:
+    """R-T1-2's groups, each in its given order: ``[named]`` (the seed: the rest dropped)
+    or, with ``keep_rest`` (A-33), ``[named, rest]``. A node is named when its
+    ``entity_boost_score > 0`` or a term is in ``text[:window]`` (``window`` in
+    characters) or the path blob. ``[nodes]`` when the intent requires no entity match,
+    there are no sparse terms, or no node is named."""
+    if not intent.require_entity_match or not sparse_terms:
+        return [list(nodes)]
+    named: list[NodeWithScore] = []
+    rest: list[NodeWithScore] = []
+    for item in nodes:
+        head = item.node.text[:window].lower()
+        blob = path_blob(item.node.metadata)
+        if entity_boost_score(item.node.metadata, sparse_terms) > 0 or any(
+            contains_term(head, term) or contains_term(blob, term) for term in sparse_terms
+        ):
+            named.append(item)
+        else:
+            rest.append(item)
+    if not named:
+        return [list(nodes)]
+    return [named, rest] if keep_rest else [named]
+
+
 def entity_filter(
     nodes: Sequence[NodeWithScore],
     intent: QueryRetrievalIntent,
@@ -32,28 +69,10 @@ def entity_filter(
     window: int = 512,
     keep_rest: bool = False,
 ) -> list[NodeWithScore]:
-    """R-T1-2: when the intent requires an entity match and there are sparse terms, keep
-    nodes with ``entity_boost_score > 0`` or a term in ``text[:window]`` (``window`` in
-    characters) or the path blob; the filter applies only when something survives. With
-    ``keep_rest`` (A-33) the other nodes follow the kept ones, each group in its given
-    order, instead of being dropped."""
-    if not intent.require_entity_match or not sparse_terms:
-        return list(nodes)
-    kept = []
-    for item in nodes:
-        if entity_boost_score(item.node.metadata, sparse_terms) > 0:
-            kept.append(item)
-            continue
-        head = item.node.text[:window].lower()
-        blob = path_blob(item.node.metadata)
-        if any(contains_term(head, term) or contains_term(blob, term) for term in sparse_terms):
-            kept.append(item)
-    if not kept:
-        return list(nodes)
-    if keep_rest:
-        named = {id(item) for item in kept}
-        kept.extend(item for item in nodes if id(item) not in named)
-    return kept
+    """R-T1-2: the nodes of :func:`entity_groups`, named ones first; without ``keep_rest``
+    only the named ones (the filter applies only when something survives)."""
+    groups = entity_groups(nodes, intent, sparse_terms, window, keep_rest)
+    return [item for group in groups for item in group]
 
 
 async def cosine_rerank(
@@ -95,17 +114,19 @@ async def tier1_rerank(
     what reverses a drug only with ``entity_filter_on_reversal``: A-31).
 
     Returns the list and the audit decision: ``tier1_abstain`` (collection without a
-    Tier-1 encoder: list unchanged), ``tier1_entity_filter`` (``cosine_sort`` off: the
-    R-T1-2 filter ran, the plan's fused order kept), ``tier1_fused_order`` (neither
-    runs for this scope: list unchanged), else ``tier1_cosine:<encoder>``.
+    Tier-1 encoder: list unchanged), ``tier1_entity_filter`` (``cosine_sort`` off: R-T1-2
+    ran; the named candidates in the plan's fused order, then, with
+    ``entity_filter_keeps_rest`` (A-33), the rest in that order), ``tier1_fused_order``
+    (neither runs for this scope: list unchanged), else ``tier1_cosine:<encoder>`` (each
+    of R-T1-2's groups sorted by cosine on its own, the named one first).
     """
     encoder = tier1_encoder_for(collection, settings)
     if encoder is None or not nodes:
         return list(nodes), "tier1_abstain"
     filters = settings.entity_filter_for(kb_names)
     filters = filters and (settings.entity_filter_on_reversal or not asks_for_reversal(query))
-    filtered = (
-        entity_filter(
+    groups = (
+        entity_groups(
             nodes,
             intent,
             sparse_terms,
@@ -113,9 +134,14 @@ async def tier1_rerank(
             keep_rest=settings.entity_filter_keeps_rest,
         )
         if filters
-        else list(nodes)
+        else [list(nodes)]
     )
     if not settings.cosine_sort:
-        return filtered, "tier1_entity_filter" if filters else "tier1_fused_order"
-    ranked = await cosine_rerank(filtered, await query_vector(encoder), encoder, node_vectors)
+        ordered = [item for group in groups for item in group]
+        return ordered, "tier1_entity_filter" if filters else "tier1_fused_order"
+    # A-33 with the cosine sort: each group is sorted on its own, the named one first
+    vector = await query_vector(encoder)
+    ranked = []
+    for group in groups:
+        ranked.extend(await cosine_rerank(group, vector, encoder, node_vectors))
     return ranked, f"tier1_cosine:{encoder}"

@@ -32,11 +32,11 @@ pytestmark = pytest.mark.unit
             "took several extra Pradaxa capsules (Pradaxa overdose)",
             "dabigatran",
         ),
-        ("he ODed on diazepam", "he ODed on diazepam (diazepam overdose)", "diazepam"),
+        ("he ODed on fentanyl", "he ODed on fentanyl (fentanyl overdose)", "fentanyl"),
         (
-            "she's had way too much digoxin",
-            "she's had way too much digoxin (digoxin overdose)",
-            "digoxin",
+            "she's had way too much morphine",
+            "she's had way too much morphine (morphine overdose)",
+            "morphine",
         ),
         # the gloss follows the strength and the rest of the product's name
         (
@@ -54,34 +54,13 @@ def test_a_drug_taken_beyond_its_dose_is_glossed_with_its_overdose(
     assert drug in vocabulary.match_drug_entities(glossed)
 
 
-@pytest.mark.parametrize(
-    ("question", "glossed", "drug"),
-    [
-        (
-            "friend overdosed on heroin, what reverses it",
-            "friend overdosed on heroin overdose, what reverses it",
-            "heroin",
-        ),
-        # every opioid's overdose is one: the naloxone label names no fentanyl
-        (
-            "mate overdosed on fentanyl and is barely breathing",
-            "mate overdosed on fentanyl overdose and is barely breathing",
-            "fentanyl",
-        ),
-        (
-            "he took too much of his methadone, what do they give",
-            "he took too much of his methadone overdose, what do they give",
-            "methadone",
-        ),
-    ],
-)
-def test_an_overdose_the_vocabulary_names_as_a_condition_reads_as_that_condition(
-    vocabulary, question, glossed, drug
-):
-    # "heroin overdose" is a lay name of "opioid overdose": the naloxone labels name the
+def test_an_overdose_the_vocabulary_names_as_a_condition_reads_as_that_condition(vocabulary):
+    # "heroin overdose" is the lay name of "opioid overdose": the naloxone labels name the
     # condition, not heroin, so heroin is no entity of the question any more
-    assert vocabulary.match_drug_entities(question) == [drug]
-    assert glossed_overdoses(question, vocabulary) == glossed
+    question = "friend overdosed on heroin, what reverses it"
+    assert vocabulary.match_drug_entities(question) == ["heroin"]
+    glossed = glossed_overdoses(question, vocabulary)
+    assert glossed == "friend overdosed on heroin overdose, what reverses it"
     assert [m.entity.canonical for m in vocabulary.find(glossed)] == ["opioid overdose"]
     assert "(opioid overdose)" in glossed_lay_names(glossed, vocabulary)
 

@@ -70,6 +70,33 @@ async def test_a33_r_t1_2_puts_the_entity_hits_first_and_keeps_the_rest(keeps_re
     assert Tier1Settings().entity_filter_keeps_rest  # A-33 is the default
 
 
+@pytest.mark.parametrize(
+    ("keeps_rest", "order"), [(True, ["path", "text", "none"]), (False, ["path", "text"])]
+)
+async def test_a33_with_the_cosine_sort_the_named_group_still_comes_first(keeps_rest, order):
+    # "none" has the best cosine: sorting the joined list would undo R-T1-2
+    vectors = {"none": [1.0, 0.0], "text": [0.0, 1.0], "path": [0.6, 0.8]}
+    nodes = [
+        hit("text", text="olaparib tablets"),
+        hit("none", text="nothing relevant"),
+        hit("path", path="leaflets/olaparib.pdf"),
+    ]
+    settings = Tier1Settings(cosine_sort=True, entity_filter_keeps_rest=keeps_rest)
+
+    async def query_vector(role):
+        return np.array([1.0, 0.0], dtype=np.float32)
+
+    async def node_vectors(role, items):
+        return np.array([vectors[item.node.node_id] for item in items], dtype=np.float32)
+
+    ranked, decision = await tier1_rerank(
+        nodes, "biomed_text", ENTITY, ["olaparib"], settings, query_vector, node_vectors
+    )
+    # each group sorted by its own cosine: "path" (0.6) before "text" (0.0)
+    assert ids(ranked) == order
+    assert decision == "tier1_cosine:pubmedbert"
+
+
 def test_r_t1_2_filter_only_when_required_and_terms_and_non_empty():
     nodes = [hit("none", text="nothing")]
     assert entity_filter(nodes, GENERAL, ["olaparib"]) == nodes

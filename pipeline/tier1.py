@@ -136,12 +136,13 @@ async def tier1_rerank(
         if filters
         else [list(nodes)]
     )
+    ordered = [item for group in groups for item in group]
     if not settings.cosine_sort:
-        ordered = [item for group in groups for item in group]
         return ordered, "tier1_entity_filter" if filters else "tier1_fused_order"
-    # A-33 with the cosine sort: each group is sorted on its own, the named one first
-    vector = await query_vector(encoder)
-    ranked = []
-    for group in groups:
-        ranked.extend(await cosine_rerank(group, vector, encoder, node_vectors))
+    # one vector look-up for every node; the stable sort keeps each group's nodes together
+    # once the named ones are put back first
+    ranked = await cosine_rerank(ordered, await query_vector(encoder), encoder, node_vectors)
+    if len(groups) > 1:
+        named = {item.node.node_id for item in groups[0]}
+        ranked = sorted(ranked, key=lambda item: item.node.node_id not in named)
     return ranked, f"tier1_cosine:{encoder}"

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.overdose_classes import class_overdose_of
+from pipeline.reversal import asks_for_reversal
 from pipeline.text_normalise import APOSTROPHES
 from pipeline.vocabulary import Vocabulary
 
@@ -83,7 +85,9 @@ def _names_a_condition(phrase: str, vocabulary: Vocabulary) -> bool:
     return len(found) == 1 and not found[0].entity.is_drug and found[0].end == len(phrase)
 
 
-def overdose_glosses(text: str, vocabulary: Vocabulary) -> list[tuple[int, str]]:
+def overdose_glosses(
+    text: str, vocabulary: Vocabulary, class_overdoses: bool = True
+) -> list[tuple[int, str]]:
     """Where ``text`` says an overdose of a drug or class without the word, and what to
     insert there: ``(offset, words)`` per name, in text order. Most get
     ``" (<name> overdose)"`` after the name, its strength, the rest of its product name
@@ -95,31 +99,41 @@ def overdose_glosses(text: str, vocabulary: Vocabulary) -> list[tuple[int, str]]
     causes it. Nothing for a name that no cue of :data:`OVERDOSE_CUE` directly precedes
     (only "his", "her", "the" ... between) or that its overdose already follows ("too
     much paracetamol overdose"), and nothing in a question about a missed or forgotten
-    dose."""
+    dose.
+
+    With ``class_overdoses`` (A-34), in a question that asks what reverses or treats an
+    overdose (``pipeline.reversal.asks_for_reversal``), a drug whose overdose the labels
+    name by its class (``pipeline.overdose_classes``) also gets that class's overdose, the
+    drug kept:
+    "took a handful of her oxycodone tablets (oxycodone overdose, opioid overdose) ...
+    is there an antidote", "reverses hydromorphone toxicity (opioid overdose)"."""
     if _MISSED.search(text):
         return []
+    treats = class_overdoses and asks_for_reversal(text)
     glosses: list[tuple[int, str]] = []
     for match in vocabulary.find(text, keep_context=True):
         if not (match.entity.is_drug or match.entity.semantic_type == "class"):
             continue
-        if not OVERDOSE_CUE.search(text[max(0, match.start - _CUE_REACH) : match.start]):
-            continue
+        condition = class_overdose_of(match.entity.canonical) if treats else None
+        cued = OVERDOSE_CUE.search(text[max(0, match.start - _CUE_REACH) : match.start])
         end = _NAME_TAIL.match(text, match.end).end()
-        if _SAID.match(text, end):
-            continue
+        said = _SAID.match(text, end)
         phrase = f"{match.surface} overdose"
-        if _names_a_condition(phrase, vocabulary):
+        if cued and not said and _names_a_condition(phrase, vocabulary):
             glosses.append((match.end, " overdose"))
-        else:
-            glosses.append((end, f" ({phrase})"))
+        elif cued and not said:
+            also = f", {condition}" if condition else ""
+            glosses.append((end, f" ({phrase}{also})"))
+        elif condition:  # "hydromorphone toxicity", "what reverses morphine"
+            glosses.append((said.end() if said else end, f" ({condition})"))
     return glosses
 
 
-def glossed_overdoses(text: str, vocabulary: Vocabulary) -> str:
+def glossed_overdoses(text: str, vocabulary: Vocabulary, class_overdoses: bool = True) -> str:
     """``text`` with each overdose said in other words glossed (:func:`overdose_glosses`):
     ``"too many paracetamol tablets, antidote?"`` -> ``"too many paracetamol tablets
     (paracetamol overdose), antidote?"``, ``"overdosed on heroin"`` -> ``"overdosed on
     heroin overdose"``; unchanged when there is none."""
-    for offset, words in reversed(overdose_glosses(text, vocabulary)):
+    for offset, words in reversed(overdose_glosses(text, vocabulary, class_overdoses)):
         text = f"{text[:offset]}{words}{text[offset:]}"
     return text

@@ -12,15 +12,14 @@ from itertools import accumulate
 import numpy as np
 
 from pipeline.drug_coverage import combination_entity_caps, cover_named_drugs
-from pipeline.reversal import asks_for_reversal, reversal_entity_score
+from pipeline.reversal import asks_for_reversal, reversal_entity_score, reversal_subject
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent
 from pipeline.scoring import (
     boost_terms_for_query,
     cross_drug_penalty,
-    drug_key,
     entity_match_score,
     member_topic_terms,
-    primary_drug_names,
+    protected_drugs,
     section_match_score,
     topic_match_score,
     topic_terms,
@@ -54,26 +53,6 @@ __all__ = [
 
 CrossEncoderScores = Callable[[str, Sequence[NodeWithScore]], Awaitable[np.ndarray]]
 """``(query, nodes) -> (n,)`` raw cross-encoder scores, in order."""
-
-
-def protected_drugs(
-    nodes: Sequence[NodeWithScore],
-    query: str,
-    boost_terms: Sequence[str],
-    vocabulary: Vocabulary,
-    terms: CrossDrugTerms,
-) -> list[str]:
-    """The drugs whose chunks the R-T2-7 cross-drug penalty protects (``terms``, see
-    :class:`pipeline.settings.CrossDrugTerms`): the boost terms, the query's drugs, or
-    those of the query's drugs that are a ``primary_drugs`` value of some node in
-    ``nodes`` (none: nothing is protected, and so no node is penalised)."""
-    if terms is CrossDrugTerms.BOOST_TERMS:
-        return list(boost_terms)
-    named = vocabulary.match_drug_entities(query)
-    if terms is CrossDrugTerms.QUERY_DRUGS or not named:
-        return named
-    present = {drug for item in nodes for drug in primary_drug_names(item.node.metadata)}
-    return [drug for drug in named if drug_key(drug) in present]
 
 
 def min_max_normalise(scores: np.ndarray) -> np.ndarray:
@@ -141,15 +120,17 @@ async def post_rrf_rerank(
     query can reach: ``w_ce + w_first``, plus ``w_entity`` when it has boost terms and
     ``w_sec`` when it has section cues.
 
-    ``structure_only`` (the query is a structure and nothing else): order by structure
-    score, then first stage; the text scorer is not called (A-3).
+    ``structure_only`` (a structure and nothing else): by structure score, then first
+    stage; the text scorer is not called (A-3).
 
     Image nodes are appended after the text nodes (R-T2-1). A scorer error, or a score
     count different from the node count, falls back to the first-stage order (R-T2-4).
     Policy ``none`` passes through; ``general`` orders by the scorer alone. In the
     chemical workflow a node with entity score > 0 takes the higher of its similarity
     and its MolFormer cosine (R-T2-9); elsewhere a related drug's entity score can be
-    scaled by topic (A-15) or capped for a fixed combination (A-22). Decisions:
+    scaled by topic (A-15) or capped for a fixed combination (A-22). A question that asks
+    what reverses or treats an overdose scores the chunks that name what it reverses, the
+    class overdose it names included (A-11, A-34: ``pipeline.reversal``). Decisions:
     ``rerank_t2_domain`` / ``general`` / ``passthrough`` / ``structure`` (``rerank_t2_*``),
     ``rerank_member_entity_by_topic``, ``rerank_fixed_combination``."""
     policy = policy or settings.policy
@@ -331,6 +312,8 @@ def _fuse(
         query, vocabulary, settings.related_drugs_limit, settings.related_drug_types
     )
     protected = protected_drugs(nodes, query, drugs, vocabulary, settings.cross_drug_terms)
+    if reversal:  # A-34: the antidote's label names the class's overdose, not the drug
+        drugs, protected = reversal_subject(query, vocabulary, drugs, protected)
     # The largest fused score this query can reach: entity and section terms count only
     # when the query has drugs / section cues to match (A-2).
     # A-7: the topic part tells the named drugs' own chunks apart; it is not a vote across

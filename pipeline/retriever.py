@@ -176,7 +176,9 @@ class Retriever:
             searched, fixes = self.speller.corrected(searched, self.vocabulary)
             corrections += tuple(str(fix) for fix in fixes)
         if self.settings.routing.gloss_overdoses:  # A-30, read by the intent
-            searched = glossed_overdoses(searched, self.vocabulary)
+            searched = glossed_overdoses(
+                searched, self.vocabulary, self.settings.routing.gloss_class_overdoses
+            )
         intent = detect_retrieval_intent(
             searched,
             self.vocabulary,

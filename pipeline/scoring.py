@@ -10,7 +10,7 @@ from typing import Any
 from pipeline.hybrid import sparse_score
 from pipeline.schema import Node, NodeWithScore, parse_drug_list
 from pipeline.section_vocabulary import within_pattern
-from pipeline.settings import ProfileWeights, Tier2Settings
+from pipeline.settings import CrossDrugTerms, ProfileWeights, Tier2Settings
 from pipeline.text import contains_term, path_blob, query_terms, tokens
 from pipeline.vocabulary import Vocabulary
 
@@ -26,6 +26,7 @@ __all__ = [
     "entity_match_score",
     "member_topic_terms",
     "primary_drug_names",
+    "protected_drugs",
     "section_match_score",
     "set_aside_sections",
     "topic_match_score",
@@ -240,3 +241,23 @@ def without_sections(hits: list[NodeWithScore], sections: frozenset[str]) -> lis
     if not sections:
         return hits
     return [hit for hit in hits if hit.node.metadata.get("biomed_section") not in sections]
+
+
+def protected_drugs(
+    nodes: Sequence[NodeWithScore],
+    query: str,
+    boost_terms: Sequence[str],
+    vocabulary: Vocabulary,
+    terms: CrossDrugTerms,
+) -> list[str]:
+    """The drugs whose chunks the R-T2-7 cross-drug penalty protects (``terms``, see
+    :class:`pipeline.settings.CrossDrugTerms`): the boost terms, the query's drugs, or
+    those of the query's drugs that are a ``primary_drugs`` value of some node in
+    ``nodes`` (none: nothing is protected, and so no node is penalised)."""
+    if terms is CrossDrugTerms.BOOST_TERMS:
+        return list(boost_terms)
+    named = vocabulary.match_drug_entities(query)
+    if terms is CrossDrugTerms.QUERY_DRUGS or not named:
+        return named
+    present = {drug for item in nodes for drug in primary_drug_names(item.node.metadata)}
+    return [drug for drug in named if drug_key(drug) in present]

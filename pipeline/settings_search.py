@@ -104,6 +104,11 @@ class RoutingSettings(_Frozen):
     #: "overdosed on heroin") gets "(<drug> overdose)" after the drug, before the intent
     #: is read (``pipeline.overdose``). False: the words as typed (the seed).
     gloss_overdoses: bool = True
+    #: A-34: in a question that asks to treat an overdose ("took a handful of her
+    #: oxycodone ... is there an antidote"), a drug whose overdose the labels name by its
+    #: class also gets that condition, the drug kept ("(oxycodone overdose, opioid
+    #: overdose)"; ``pipeline.overdose_classes``). False: A-30's gloss only.
+    gloss_class_overdoses: bool = True
     #: A-26: a question that names no drug (a class may be named), cues no section and
     #: asks for a treatment ("antibiotic for Delhi belly", "what can the GP prescribe for
     #: piles") cues the indications (``pipeline.intent.section_cues_for``). Read where

@@ -83,3 +83,60 @@ def test_an_overdose_the_vocabulary_names_as_a_condition_reads_as_that_condition
 def test_no_gloss_without_an_overdose_taken(vocabulary, question):
     assert overdose_glosses(question, vocabulary) == []
     assert glossed_overdoses(question, vocabulary) == question
+
+
+@pytest.mark.parametrize(
+    ("question", "glossed"),
+    [
+        # A-30's cue and a reversal question: the drug's overdose and its class's
+        (
+            "took too many of her oxycodone tablets, is there an antidote?",
+            "took too many of her oxycodone tablets (oxycodone overdose, opioid overdose),"
+            " is there an antidote?",
+        ),
+        # the overdose said after the name, or elsewhere: the class's condition only
+        (
+            "is there an injection that reverses hydromorphone toxicity",
+            "is there an injection that reverses hydromorphone toxicity (opioid overdose)",
+        ),
+        (
+            "husband took 3 times his tramadol dose, breathing slow, what do paramedics give",
+            "husband took 3 times his tramadol dose (opioid overdose), breathing slow, what"
+            " do paramedics give",
+        ),
+        # a product form or a fixed combination whose substance is an opioid
+        (
+            "child chewed a fentanyl patch, what treatment is there for the overdose",
+            "child chewed a fentanyl patch (opioid overdose), what treatment is there for"
+            " the overdose",
+        ),
+    ],
+)
+def test_a34_an_opioid_overdose_to_treat_also_names_the_class_overdose(
+    vocabulary, question, glossed
+):
+    assert glossed_overdoses(question, vocabulary) == glossed
+    drugs = vocabulary.match_drug_entities(glossed)
+    assert drugs and drugs == vocabulary.match_drug_entities(question)  # the drug stays
+    assert "opioid overdose" in [m.entity.canonical for m in vocabulary.find(glossed)]
+    # the seed's reading (A-30 only) adds no class
+    assert "opioid overdose" not in glossed_overdoses(question, vocabulary, False)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the drug's own leaflet answers these: no treatment asked
+        "what are the signs of a morphine overdose",
+        "took too much of my oxycodone, what should I do",
+        "is it dangerous to take double my tramadol dose",
+        # a treatment asked, no overdose said: the opioid's own indications
+        "what does oxycodone treat",
+        "what do doctors use fentanyl patches for",
+        # an overdose to treat, no opioid: no class names its overdose
+        "took too many paracetamol tablets, what treatment is there",
+    ],
+)
+def test_a34_no_class_overdose_without_an_opioid_overdose_to_treat(vocabulary, question):
+    glossed = glossed_overdoses(question, vocabulary)
+    assert "opioid overdose" not in glossed

@@ -1,0 +1,122 @@
+"""Drugs whose overdose the labels name by their class (A-34).
+
+The naloxone and nalmefene labels name "opioid overdose" and "opioid depression ...
+induced by natural and synthetic opioids", not oxycodone or tramadol; in this corpus no
+other class's overdose is a condition a label names ("paracetamol overdose", "insulin
+overdose" and "cyanide poisoning" name the substance). So a question about an oxycodone
+overdose that asks what treats it needs the class's condition beside the drug.
+
+The members are the opioid agonists and partial agonists of WHO ATC N02A (opioid
+analgesics), N01AH (opioid anaesthetics), N07BC (drugs used in opioid dependence) and
+R05DA (opium alkaloids used as cough suppressants), as the shipped vocabulary names them
+(its canonical names: "meperidine" for pethidine, "heroin" for diamorphine, "opium" for
+papaveretum). Antagonists (naloxone, naltrexone, nalmefene) and the peripheral opioids
+used for diarrhoea (loperamide, diphenoxylate) are not members: an overdose of those is
+no opioid overdose the antidotes treat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.scoring import combination_parts
+from pipeline.vocabulary import Vocabulary
+
+__all__ = ["CLASS_OVERDOSES", "ClassOverdose", "class_overdose_of", "class_overdose_terms"]
+
+
+@dataclass(frozen=True)
+class ClassOverdose:
+    """One class's overdose: ``members`` (the vocabulary's canonical drug names, lower
+    case) and ``label_terms``, the words the antidotes' labels name it with (whole words,
+    lower case; what A-11's Tier-2 score reads in a chunk's first characters)."""
+
+    members: frozenset[str]
+    label_terms: tuple[str, ...]
+
+
+_OPIOIDS = frozenset(
+    {
+        "alfentanil",
+        "bezitramide",
+        "buprenorphine",
+        "butorphanol",
+        "carfentanil",
+        "codeine",
+        "dextromoramide",
+        "dextropropoxyphene",
+        "dezocine",
+        "dihydrocodeine",
+        "dipipanone",
+        "ethylmorphine",
+        "fentanyl",
+        "heroin",
+        "hydrocodone",
+        "hydromorphone",
+        "ketobemidone",
+        "levomethadone",
+        "levorphanol",
+        "meperidine",
+        "meptazinol",
+        "methadone",
+        "morphine",
+        "nalbuphine",
+        "nicomorphine",
+        "oliceridine",
+        "opium",
+        "oxycodone",
+        "oxymorphone",
+        "pentazocine",
+        "phenazocine",
+        "pholcodine",
+        "pirinitramide",
+        "remifentanil",
+        "sufentanil",
+        "tapentadol",
+        "tilidine",
+        "tramadol",
+    }
+)
+
+#: A class's overdose, by the vocabulary's canonical name of the condition. One class in
+#: this corpus (see the module's docstring); its label terms are Narcan's ("reversal of
+#: opioid depression", "acute opioid overdosage") and Zurnai's ("opioid overdose",
+#: "reversal of opioid drug effects").
+CLASS_OVERDOSES: dict[str, ClassOverdose] = {
+    "opioid overdose": ClassOverdose(
+        members=_OPIOIDS,
+        label_terms=(
+            "opioid overdose",
+            "opioid overdosage",
+            "opioid depression",
+            "opioid drug effects",
+        ),
+    )
+}
+
+
+def class_overdose_of(canonical: str) -> str | None:
+    """The class overdose (a key of :data:`CLASS_OVERDOSES`) of a drug the vocabulary
+    names ``canonical``, or None. A fixed combination or a product form counts when one
+    of its substances or words is a member: "buprenorphine/naloxone", "fentanyl patch",
+    "acetaminophen and codeine"."""
+    parts = combination_parts(canonical)
+    words = {word for part in parts for word in part.split()}
+    for condition, overdose in CLASS_OVERDOSES.items():
+        if parts & overdose.members or words & overdose.members:
+            return condition
+    return None
+
+
+def class_overdose_terms(query: str, vocabulary: Vocabulary) -> list[str]:
+    """The label terms of each class overdose ``query`` names as a condition (A-34: "...
+    (oxycodone overdose, opioid overdose)", "overdosed on heroin overdose"), in order;
+    [] when it names none."""
+    found = (match.entity.canonical for match in vocabulary.find(query, correct_typos=False))
+    terms = [
+        term
+        for name in found
+        if name in CLASS_OVERDOSES
+        for term in CLASS_OVERDOSES[name].label_terms
+    ]
+    return list(dict.fromkeys(terms))

@@ -180,8 +180,9 @@ def lexical_query_text(
     query: str, vocabulary: Vocabulary | None = None, settings: LexicalSettings | None = None
 ) -> str:
     """The BM25 query text: the query plus its dictionary and synonym tokens, each once
-    (R-REQ-6); a question that asks what reverses a drug also carries ``REVERSAL_WORDS``
-    (A-11, ``settings.reversal_words``), and each word spelled otherwise in the stored
+    (R-REQ-6); a question that asks what reverses a drug, or says an overdose and asks
+    what treats it (A-34), also carries ``REVERSAL_WORDS`` (A-11,
+    ``settings.reversal_words``), and each word spelled otherwise in the stored
     texts carries that spelling too (A-20, ``settings.spelling_variants``: ``tumor`` ->
     ``tumour``), and, with ``settings.condition_names`` (A-24, off by default), a
     condition named by a lay name or short form its own name (``hep C`` -> ``hepatitis

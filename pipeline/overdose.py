@@ -15,11 +15,14 @@ leaflet.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from pipeline.overdose_classes import class_overdose_of
-from pipeline.reversal import asks_for_reversal
+from pipeline.overdose_classes import class_overdose_of, names_the_class
+from pipeline.overdose_questions import says_an_overdose
+from pipeline.reversal import REVERSAL_CUE, asks_for_reversal
 from pipeline.text_normalise import APOSTROPHES
 from pipeline.vocabulary import Vocabulary
+from pipeline.vocabulary_entities import EntityMatch
 
 __all__ = ["OVERDOSE_CUE", "glossed_overdoses", "overdose_glosses"]
 
@@ -42,9 +45,11 @@ _TAKEN = (
     r"chewed|downed)\s+(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
 )
 
-#: More than a dose: "too many", "several extra", "a whole packet of".
+#: More than a dose: "too many", "several extra", "a whole packet of", "a handful of"
+#: (A-34).
 _AMOUNT = (
     r"(?:too\s+(?:many|much)|(?:several|a\s+few|too\s+many)\s+extra|"
+    r"a\s+(?:whole\s+)?handful\s+of|"
     r"(?:a|an|the|his|her|my|their)\s+(?:whole|entire|full)\s+"
     r"(?:packet|pack|box|bottle|strip|blister|sheet|tub|jar)s?\s+of)"
 )
@@ -63,8 +68,11 @@ _MISSED = re.compile(
 )
 
 #: Words after a name that already say its overdose (nothing to gloss): "paracetamol
-#: overdose", "methanol poisoning".
-_SAID = re.compile(r"\s*(?:overdos(?:e|age)|poisoning|intoxication|toxicity)\b", re.IGNORECASE)
+#: overdose", "methanol poisoning", "fentanyl OD" (read right after the name, before the
+#: name's tail would take "OD" for a word of a product's name).
+_SAID = re.compile(
+    r"\s*(?:overdos(?:e|age)|poisoning|intoxication|toxicity|(?-i:OD))\b", re.IGNORECASE
+)
 
 #: What stays with the name before the gloss: a strength, a suffix of the product's name
 #: and a dosage form ("too many Nurofen Plus 200mg tablets (Nurofen overdose)").
@@ -76,6 +84,14 @@ _NAME_TAIL = re.compile(
 
 #: How far back (characters) from a name its cue may start.
 _CUE_REACH = 60
+
+#: What may stand between a reversal cue and what it reverses (A-34): "reverse the
+#: sedation", "reverses his constipation".
+_CUE_OBJECT = re.compile(r"\s*(?:(?:the|his|her|my|their|your|a|an)\s+)?", re.IGNORECASE)
+
+#: What joins a name to the next word, so that no gloss goes between them:
+#: "tramadol-induced", "oxycodone/acetaminophen", "morphine's".
+_JOINERS = frozenset("-/" + _APOSTROPHES)
 
 
 def _names_a_condition(phrase: str, vocabulary: Vocabulary) -> bool:
@@ -96,37 +112,114 @@ def overdose_glosses(
     condition ("heroin overdose", A-25's lay name of "opioid overdose"), the name gets
     ``" overdose"`` right after it and reads as the condition, as "naloxone heroin
     overdose" already did: the antidote's label names the condition, not every drug that
-    causes it. Nothing for a name that no cue of :data:`OVERDOSE_CUE` directly precedes
+    causes it. A-30 glosses no name that no cue of :data:`OVERDOSE_CUE` directly precedes
     (only "his", "her", "the" ... between) or that its overdose already follows ("too
-    much paracetamol overdose"), and nothing in a question about a missed or forgotten
-    dose.
+    much paracetamol overdose"), nothing in a question about a missed or forgotten dose,
+    and no name a hyphen, slash or apostrophe joins to the next word ("tramadol-induced",
+    "oxycodone/acetaminophen", "morphine's").
 
     With ``class_overdoses`` (A-34), in a question that asks what reverses or treats an
-    overdose (``pipeline.reversal.asks_for_reversal``), a drug whose overdose the labels
-    name by its class (``pipeline.overdose_classes``) also gets that class's overdose, the
-    drug kept:
-    "took a handful of her oxycodone tablets (oxycodone overdose, opioid overdose) ...
-    is there an antidote", "reverses hydromorphone toxicity (opioid overdose)"."""
+    overdose as the later stages read it (``pipeline.reversal.asks_for_reversal`` over the
+    text with A-30's glosses), a drug whose overdose the labels name by its class
+    (``pipeline.overdose_classes``) also gets that class's overdose, the drug kept (one
+    gloss at a place): "took too many of her oxycodone tablets (oxycodone overdose,
+    opioid overdose)", "reverses hydromorphone toxicity (opioid overdose)". Where some
+    names are cued or followed by their overdose, only those get it ("benzodiazepine
+    overdose in a patient on methadone"); else every such name gets it where the
+    question says an overdose (``pipeline.overdose_questions``), names the class
+    ("opioids") or asks to reverse something that is no condition ("what reverses it";
+    not "how to reverse constipation caused by oxycodone")."""
     if _MISSED.search(text):
         return []
-    treats = class_overdoses and asks_for_reversal(text)
-    glosses: list[tuple[int, str]] = []
-    for match in vocabulary.find(text, keep_context=True):
-        if not (match.entity.is_drug or match.entity.semantic_type == "class"):
+    found = vocabulary.find(text, keep_context=True)
+    names = [name for match in found if (name := _read_name(text, match, vocabulary))]
+    glosses = [(name.end, name.gloss) for name in names if name.gloss]
+    if not class_overdoses:
+        return glosses
+    if not asks_for_reversal(_with_glosses(text, glosses)):
+        return glosses
+    overdosed = [name for name in names if name.cued or name.said]
+    glossed: set[int] = set()  # one gloss at an offset: "Morphine OxyContin overdose"
+    for name in overdosed or names:
+        condition = class_overdose_of(name.match.entity.canonical)
+        if condition is None or name.end in glossed or name.gloss == " overdose":
+            continue  # " overdose": "heroin overdose" already reads as the condition
+        if not (overdosed or _overdose_of(text, condition, vocabulary)):
             continue
-        condition = class_overdose_of(match.entity.canonical) if treats else None
-        cued = OVERDOSE_CUE.search(text[max(0, match.start - _CUE_REACH) : match.start])
-        end = _NAME_TAIL.match(text, match.end).end()
-        said = _SAID.match(text, end)
-        phrase = f"{match.surface} overdose"
-        if cued and not said and _names_a_condition(phrase, vocabulary):
-            glosses.append((match.end, " overdose"))
-        elif cued and not said:
-            also = f", {condition}" if condition else ""
-            glosses.append((end, f" ({phrase}{also})"))
-        elif condition:  # "hydromorphone toxicity", "what reverses morphine"
-            glosses.append((said.end() if said else end, f" ({condition})"))
-    return glosses
+        glossed.add(name.end)
+        glosses = _with_class_overdose(glosses, name, condition)
+    return sorted(glosses, key=lambda gloss: gloss[0])
+
+
+@dataclass(frozen=True)
+class _Name:
+    """A drug or class name of the question as A-30 reads it: ``cued`` (an overdose cue
+    precedes it), ``said`` (its overdose follows it), ``end`` (after its strength, product
+    name and form) and A-30's ``gloss`` ("" for none), inserted at ``end``."""
+
+    match: EntityMatch
+    cued: bool
+    said: bool
+    end: int
+    gloss: str
+
+
+def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name | None:
+    """A-30's reading of one match; None for no drug or class, or a name joined to the
+    next word."""
+    if not (match.entity.is_drug or match.entity.semantic_type == "class"):
+        return None
+    cued = bool(OVERDOSE_CUE.search(text[max(0, match.start - _CUE_REACH) : match.start]))
+    end = _NAME_TAIL.match(text, match.end).end()
+    if text[end : end + 1] in _JOINERS:
+        return None
+    said = _SAID.match(text, match.end) or _SAID.match(text, end)
+    phrase = f"{match.surface} overdose"
+    if not cued or said:
+        gloss, at = "", said.end() if said else end
+    elif _names_a_condition(phrase, vocabulary):
+        gloss, at = " overdose", match.end
+    else:
+        gloss, at = f" ({phrase})", end
+    return _Name(match, cued, bool(said), at, gloss)
+
+
+def _overdose_of(text: str, condition: str, vocabulary: Vocabulary) -> bool:
+    """A-34, where no name is cued or followed by its overdose: whether ``text`` says an
+    overdose (``pipeline.overdose_questions``), names the class of ``condition``
+    ("opioids"), or asks to reverse something other than a condition the vocabulary
+    names ("what reverses it", "antidote for morphine"; not "how to reverse constipation
+    caused by oxycodone")."""
+    if says_an_overdose(text) or names_the_class(text, condition):
+        return True
+    cues = list(REVERSAL_CUE.finditer(text))
+    return bool(cues) and not any(_reverses_a_condition(text, cue, vocabulary) for cue in cues)
+
+
+def _reverses_a_condition(text: str, cue: re.Match[str], vocabulary: Vocabulary) -> bool:
+    """Whether the words right after a reversal ``cue`` (past "the", "his" ...) start with
+    a condition the vocabulary names: "reverse constipation"."""
+    start = _CUE_OBJECT.match(text, cue.end()).end()
+    found = vocabulary.find(text[start : start + _CUE_REACH], correct_typos=False)
+    return bool(found) and found[0].start == 0 and found[0].entity.semantic_type == "disease"
+
+
+def _with_class_overdose(
+    glosses: list[tuple[int, str]], name: _Name, condition: str
+) -> list[tuple[int, str]]:
+    """``glosses`` with ``condition`` added to A-30's gloss of ``name`` ("(oxycodone
+    overdose, opioid overdose)") or, where A-30 has none, after the name."""
+    if name.gloss.startswith(" ("):
+        widened = f"{name.gloss[:-1]}, {condition})"
+        mine = (name.end, name.gloss)
+        return [(at, widened) if (at, words) == mine else (at, words) for at, words in glosses]
+    return [*glosses, (name.end, f" ({condition})")]
+
+
+def _with_glosses(text: str, glosses: list[tuple[int, str]]) -> str:
+    for offset, words in sorted(glosses, reverse=True):
+        text = f"{text[:offset]}{words}{text[offset:]}"
+    return text
 
 
 def glossed_overdoses(text: str, vocabulary: Vocabulary, class_overdoses: bool = True) -> str:
@@ -134,6 +227,4 @@ def glossed_overdoses(text: str, vocabulary: Vocabulary, class_overdoses: bool =
     ``"too many paracetamol tablets, antidote?"`` -> ``"too many paracetamol tablets
     (paracetamol overdose), antidote?"``, ``"overdosed on heroin"`` -> ``"overdosed on
     heroin overdose"``; unchanged when there is none."""
-    for offset, words in reversed(overdose_glosses(text, vocabulary, class_overdoses)):
-        text = f"{text[:offset]}{words}{text[offset:]}"
-    return text
+    return _with_glosses(text, overdose_glosses(text, vocabulary, class_overdoses))

@@ -17,12 +17,19 @@ no opioid overdose the antidotes treat.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pipeline.scoring import combination_parts
 from pipeline.vocabulary import Vocabulary
 
-__all__ = ["CLASS_OVERDOSES", "ClassOverdose", "class_overdose_of", "class_overdose_terms"]
+__all__ = [
+    "CLASS_OVERDOSES",
+    "ClassOverdose",
+    "class_overdose_of",
+    "class_overdose_terms",
+    "names_the_class",
+]
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,8 @@ class ClassOverdose:
 
     members: frozenset[str]
     label_terms: tuple[str, ...]
+    #: Words a question names the class with ("what reverses opioids").
+    class_words: re.Pattern[str]
 
 
 _OPIOIDS = frozenset(
@@ -91,6 +100,7 @@ CLASS_OVERDOSES: dict[str, ClassOverdose] = {
             "opioid depression",
             "opioid drug effects",
         ),
+        class_words=re.compile(r"\b(?:opioids?|opiates?|narcotics?)\b", re.IGNORECASE),
     )
 }
 
@@ -120,3 +130,9 @@ def class_overdose_terms(query: str, vocabulary: Vocabulary) -> list[str]:
         for term in CLASS_OVERDOSES[name].label_terms
     ]
     return list(dict.fromkeys(terms))
+
+
+def names_the_class(text: str, condition: str) -> bool:
+    """Whether ``text`` names the class of ``condition`` (a key of
+    :data:`CLASS_OVERDOSES`) by its own words: "what reverses opioids"."""
+    return bool(CLASS_OVERDOSES[condition].class_words.search(text))

@@ -1,7 +1,10 @@
 """Questions that ask what reverses a drug (A-11): "antidote for dabigatran", "reversal of
-rocuronium neuromuscular blockade". The drug they name is not what they ask for: the
+rocuronium neuromuscular blockade", and since A-34 those that say an overdose and ask
+what treats it ("took a handful of her oxycodone, what do paramedics give",
+``pipeline.overdose_questions``). The drug they name is not what they ask for: the
 answer is another product whose text names that drug (Praxbind for dabigatran, Bridion
-for rocuronium). Pure functions over Tier-2's window.
+for rocuronium) or its class's overdose (Narcan's "opioid overdose"). Pure functions
+over Tier-2's window.
 """
 
 from __future__ import annotations
@@ -11,12 +14,12 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from pipeline.fusion import merge_rrf
 from pipeline.overdose_classes import class_overdose_terms
+from pipeline.overdose_questions import asks_to_treat_an_overdose
 from pipeline.schema import Node, NodeWithScore, parse_drug_list
 from pipeline.scoring import combination_parts, entity_match_score
 from pipeline.vocabulary import Vocabulary
 
 __all__ = [
-    "OVERDOSE_TREATMENT_CUE",
     "REVERSAL_CUE",
     "REVERSAL_WORDS",
     "asks_for_reversal",
@@ -36,40 +39,6 @@ REVERSAL_CUE = re.compile(
 )
 
 
-#: Words anywhere in a question that say more was taken than a dose (A-34): "overdosed",
-#: "an OD", "poisoning", "toxicity", "a handful", "took too many", "took double his
-#: dose", "took 3 times his dose", "took extra", "a double dose". "Too many", "double",
-#: "twice" and "extra" only after a taking verb or before "dose": "bone marrow makes
-#: too many red cells", "double vision" and "extra strength" say no overdose; nor do
-#: "blood poisoning" (sepsis), "food poisoning", or "o.d." (once a day).
-_TAKING = (
-    r"(?:took|taken|take|takes|taking|swallowed|had|given|gave|injected|drank|drunk|used|"
-    r"chewed|downed)\s+(?:[\w\'\u2019-]+\s+){0,3}?"
-)
-_OVERDOSE_WORDS = re.compile(
-    r"\b(?:overdos\w*|(?-i:OD)|od(?:[\'\u2019]d|ed|ing)|(?<!blood )(?<!food )poison\w*|"
-    r"toxicity|intoxicat\w*|handful|"
-    rf"{_TAKING}(?:too\s+(?:many|much)|double|twice|extra|\d+\s*(?:x|times))|"
-    r"(?:double|twice\s+the|extra|\d+\s*(?:x|times)(?:\s+(?:the|his|her|my|their))?)"
-    r"\s+(?:[\w-]+\s+)?doses?)\b",
-    re.IGNORECASE,
-)
-
-#: Words of a question that asks what treats something (A-34): "what treats",
-#: "treatment", "what do paramedics give", "what can we keep at home", "emergency
-#: injection", "counteract", "rescue", "bring him round". Read only beside
-#: :data:`_OVERDOSE_WORDS`: "counteract" alone is no cue (NFCorpus: "spices that
-#: counteract the effects of a high-fat meal").
-OVERDOSE_TREATMENT_CUE = re.compile(
-    r"\b(?:treat(?:s|ed|ing|ments?)?|counteract\w*|rescue|"
-    r"emergency\s+(?:[\w-]+\s+){0,2}?(?:med\w*|injections?|jabs?|sprays?|treatments?|"
-    r"drugs?|pens?|kits?)|"
-    r"what\s+(?:do|does|did|can|could|should|would|will)\s+(?:[\w&\'\u2019-]+\s+){0,3}?"
-    r"(?:give|use|carry|keep|administer)|"
-    r"(?:bring|wake)\s+(?:[\w-]+\s+){0,2}?(?:round|around|up))\b",
-    re.IGNORECASE,
-)
-
 #: The words leaflets and labels say it with, added to a reversal question's BM25 query
 #: (``lexical.reversal_words``): Praxbind is "a reversal agent", Cyanokit "an antidote",
 #: Ondexxya "reverses the effects".
@@ -82,9 +51,7 @@ def asks_for_reversal(query: str) -> bool:
     paramedics give", "methanol intoxication treatment"; not "signs of a morphine
     overdose" or "took too much of my oxycodone, what should I do", which the drug's own
     leaflet answers)."""
-    if REVERSAL_CUE.search(query):
-        return True
-    return bool(_OVERDOSE_WORDS.search(query) and OVERDOSE_TREATMENT_CUE.search(query))
+    return bool(REVERSAL_CUE.search(query)) or asks_to_treat_an_overdose(query)
 
 
 def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -> float:
@@ -121,7 +88,7 @@ def reversal_subject(
 
 
 def reversal_query(query: str, vocabulary: Vocabulary) -> str | None:
-    """A-32: the short BM25 query of a question that asks what reverses a drug: the
+    """A-32: the short BM25 query of a reversal question (:func:`asks_for_reversal`): the
     drugs, classes and conditions it names, as written, then ``REVERSAL_WORDS`` and
     "overdose"; None when it asks no reversal or names none. In "my teenager has taken
     too many paracetamol tablets, what's the antidote they give in hospital" the other

@@ -51,10 +51,11 @@ class Tier1Settings(_Frozen):
     #: Knowledge base -> entity filter on/off, for a kb whose own development set chose;
     #: applies when every kb of the request's scope names the same choice here.
     entity_filter_by_kb: dict[str, bool] = Field(default_factory=dict)
-    #: A-31: a question that asks what reverses a drug (A-11, ``pipeline.reversal``)
-    #: skips R-T1-2: its answer is another product, whose label may name the drug's class
-    #: or its overdose, not the drug (naloxone's "opioid overdose" for fentanyl). True:
-    #: the filter runs for it too (the seed).
+    #: A-31: a question that asks what reverses a drug (A-11, ``pipeline.reversal``), or
+    #: says an overdose and asks what treats it (A-34), skips R-T1-2: its answer is
+    #: another product, whose label may name the drug's class or its overdose, not the
+    #: drug (naloxone's "opioid overdose" for fentanyl). True: the filter runs for it too
+    #: (the seed).
     entity_filter_on_reversal: bool = False
     #: A-33: R-T1-2 puts the candidates that name the question's entity first and keeps
     #: the rest after them, in the plan's order: a question that names a drug as the
@@ -212,10 +213,12 @@ class Tier2Settings(_Frozen):
     #: order, before the rest; ``false`` orders by the fused score alone (the seed). No
     #: dev-set question moved (their multi-drug questions already led with both).
     cover_named_drugs: bool = True
-    #: A-11: a question that asks what reverses a drug ("antidote for dabigatran") scores
-    #: entity 1.0 for other products' chunks that name the drug (Praxbind) and 0.5 for the
-    #: drug's own, scores no section part ("overdose" names the case) and skips A-10
-    #: (``pipeline.reversal``); ``false``: R-T2-5..6 as for any question (the seed).
+    #: A-11: a question that asks what reverses a drug ("antidote for dabigatran"), or
+    #: since A-34 says an overdose and asks what treats it, scores entity 1.0 for other
+    #: products' chunks that name the drug (Praxbind) or its class's overdose (Narcan's
+    #: "opioid overdose", A-34) and 0.5 for the drug's own, scores no section part
+    #: ("overdose" names the case) and skips A-10 (``pipeline.reversal``); ``false``:
+    #: R-T2-5..6 as for any question (the seed).
     reversal_agents: bool = True
     #: A-22: a question that names the substances of a fixed combination in the window
     #: (no comparison, no "can I take X with Y") caps every other chunk's entity score at

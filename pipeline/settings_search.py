@@ -107,7 +107,9 @@ class RoutingSettings(_Frozen):
     #: A-34: in a question that asks to treat an overdose ("took a handful of her
     #: oxycodone ... is there an antidote"), a drug whose overdose the labels name by its
     #: class also gets that condition, the drug kept ("(oxycodone overdose, opioid
-    #: overdose)"; ``pipeline.overdose_classes``). False: A-30's gloss only.
+    #: overdose)"; ``pipeline.overdose_classes``). False: A-30's gloss only. (That such a
+    #: question is a reversal question is A-11's cue, turned off with A-11's switches:
+    #: ``tier2.reversal_agents``, ``lexical.reversal_words``, ``lexical.reversal_leg``.)
     gloss_class_overdoses: bool = True
     #: A-26: a question that names no drug (a class may be named), cues no section and
     #: asks for a treatment ("antibiotic for Delhi belly", "what can the GP prescribe for
@@ -251,9 +253,10 @@ class LexicalSettings(_Frozen):
     minimum_should_match: float = Field(0.0, ge=0.0, le=1.0)
     synonyms: bool = True
     word_form: Literal["as_written", "lemma", "snowball"] = "lemma"
-    #: A-11: a question that asks what reverses a drug ("antidote for dabigatran") also
-    #: looks for "antidote", "reversal" and "reverse" (``pipeline.reversal``); ``false``:
-    #: the query's own words only (the seed).
+    #: A-11: a question that asks what reverses a drug ("antidote for dabigatran"), or
+    #: since A-34 says an overdose and asks what treats it, also looks for "antidote",
+    #: "reversal" and "reverse" (``pipeline.reversal``); ``false``: the query's own words
+    #: only (the seed).
     reversal_words: bool = True
     #: A-32: such a question also runs a short BM25 query, its named drugs and conditions
     #: and "antidote reversal reverse overdose", fused by RRF into the leg

@@ -111,7 +111,8 @@ async def tier1_rerank(
 ) -> tuple[list[NodeWithScore], str]:
     """Tier-1 rerank of one plan's list (R-T1-1..3), for a request scoped to ``kb_names``
     (R-T1-2 runs where ``settings.entity_filter_for(kb_names)``, and where ``query`` asks
-    what reverses a drug only with ``entity_filter_on_reversal``: A-31).
+    what reverses a drug or treats an overdose only with ``entity_filter_on_reversal``:
+    A-31, A-34).
 
     Returns the list and the audit decision: ``tier1_abstain`` (collection without a
     Tier-1 encoder: list unchanged), ``tier1_entity_filter`` (``cosine_sort`` off: R-T1-2

@@ -19,15 +19,19 @@ DRUG = QueryRetrievalIntent(workflow="drug_entity")
 @pytest.mark.parametrize(
     "query",
     [
+        # a strong overdose word and any treatment cue
         "took a handful of her oxycodone, what do paramedics give",
         "dihydrocodeine overdose treatment",
         "methanol intoxication treatment",
+        "what medicine counteracts codeine poisoning",
+        "he had an OD on heroin, treatment?",
         "injected way too much insulin, what emergency medicine brings him round",
-        "kid got into the tramadol, 3 times the dose, what counteracts it",
-        "what should we keep at home in case he takes too many of his painkillers",
-        "fentanyl OD in the ED, treatment?",
+        "husband took 3 times his oxycodone dose, what do they give",
+        "found unresponsive after taking extra tramadol - what is the emergency medicine",
         "gave her a double dose of morphine, how is it treated",
         "injected his novorapid twice by mistake, what emergency injection",
+        # "toxicity" only beside a strong treatment cue
+        "fentanyl patch toxicity, what do paramedics give",
     ],
 )
 def test_a34_an_overdose_to_treat_asks_for_its_antidote(query):
@@ -40,21 +44,88 @@ def test_a34_an_overdose_to_treat_asks_for_its_antidote(query):
         # the drug's own leaflet answers these
         "what are the signs of a morphine overdose",
         "took too much of my oxycodone, what should I do",
+        "how much paracetamol is an overdose when treating a fever",
         # a treatment asked, no overdose said
         "what does tramadol treat",
-        "extra-strength paracetamol dose",  # "extra" with no treatment asked
+        "taking methadone twice a day, is it a treatment for pain",
+        "given twice daily, what does buprenorphine treat",
+        "an antipsychotic injection given only twice a year for maintenance treatment",
+        "can I take extra codeine to treat my cough",
+        "take 1 x 500mg tablet, does it treat infection",
+        "I had surgery twice, what treatment now",
         # the body's own, no drug taken
         "bone marrow makes too many red cells, how is it treated",
-        # no overdose in these words: a symptom, a strength, sepsis, once a day
-        "what treats double vision",
-        "is extra strength tylenol a treatment for migraine",
-        "how is blood poisoning treated",
+        # no overdose in these words: a symptom, a strength, sepsis, food, a plant, a nut
+        "I had double vision, what treats it",
+        "taking extra strength tylenol to treat a headache",
+        "how is blood-poisoning treated",
+        "food poisoning treatment",
+        "what treats poison ivy rash",
+        "does eating a handful of almonds treat high cholesterol",
+        # OD as once a day, the right eye, an optometrist; ODT a tablet
         "take 20mg o.d., what does it treat",
+        "amlodipine 5mg OD for treatment of hypertension",
+        "my OD said to use these drops to treat dry eye",
+        "is an ODT tablet a treatment for nausea",
+        # "toxicity" with a weak treatment cue: a side effect as often as an overdose
+        "treatment of renal toxicity from NSAIDs",
+        "do antioxidants counteract chemotherapy toxicity",
         "can antioxidant-rich spices counteract the effects of a high-fat meal",
     ],
 )
 def test_a34_no_antidote_asked(query):
     assert not asks_for_reversal(query)
+
+
+@pytest.mark.parametrize(
+    ("question", "glossed"),
+    [
+        # where a name is cued or followed by its overdose, only that name gets the class
+        (
+            "antidote for benzodiazepine overdose in a patient on methadone maintenance",
+            "antidote for benzodiazepine overdose in a patient on methadone maintenance",
+        ),
+        (
+            "took a handful of my paracetamol, he is also on tramadol, what treatment",
+            "took a handful of my paracetamol (paracetamol overdose), he is also on"
+            " tramadol, what treatment",
+        ),
+        # a reversal cue about something else the opioid did
+        (
+            "how to reverse constipation caused by oxycodone",
+            "how to reverse constipation caused by oxycodone",
+        ),
+        # no gloss inside a word joined by a hyphen, a slash or an apostrophe
+        (
+            "tramadol-induced seizures after an overdose, what treatment",
+            "tramadol-induced seizures after an overdose, what treatment",
+        ),
+        (
+            "oxycodone/acetaminophen overdose treatment",
+            "oxycodone/acetaminophen overdose treatment",
+        ),
+        # the class once per question
+        (
+            "Morphine OxyContin overdose treatment",
+            "Morphine OxyContin overdose (opioid overdose) treatment",
+        ),
+        # the question names the class, or asks to reverse the name itself
+        (
+            "pt on morphine PCA, not rousable, what reverses the opioid",
+            "pt on morphine PCA (opioid overdose), not rousable, what reverses the opioid",
+        ),
+        ("antidote for morphine", "antidote for morphine (opioid overdose)"),
+        ("fentanyl OD reversal", "fentanyl OD (opioid overdose) reversal"),
+        # A-30's gloss makes the overdose that the treatment cue then reads
+        (
+            "swallowed a whole packet of her oxycodone, what do paramedics give",
+            "swallowed a whole packet of her oxycodone (oxycodone overdose, opioid"
+            " overdose), what do paramedics give",
+        ),
+    ],
+)
+def test_a34_which_names_get_the_class_overdose(vocabulary, question, glossed):
+    assert glossed_overdoses(question, vocabulary) == glossed
 
 
 @pytest.mark.parametrize(

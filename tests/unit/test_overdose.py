@@ -134,7 +134,7 @@ def test_a34_an_opioid_overdose_to_treat_also_names_the_class_overdose(
         "what does oxycodone treat",
         "what do doctors use fentanyl patches for",
         # an overdose to treat, no opioid: no class names its overdose
-        "took too many paracetamol tablets, what treatment is there",
+        "took too many paracetamol tablets, also on codeine daily, what treatment is there",
     ],
 )
 def test_a34_no_class_overdose_without_an_opioid_overdose_to_treat(vocabulary, question):

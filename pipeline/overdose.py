@@ -45,11 +45,11 @@ _TAKEN = (
     r"chewed|downed)\s+(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
 )
 
-#: More than a dose: "too many", "several extra", "a whole packet of", "a handful of"
-#: (A-34).
+#: More than a dose: "too many", "several extra", "a whole packet of", and since A-34 "a
+#: handful of", "double", "twice", "3 times" ("took 3 times his oxycodone dose").
 _AMOUNT = (
     r"(?:too\s+(?:many|much)|(?:several|a\s+few|too\s+many)\s+extra|"
-    r"a\s+(?:whole\s+)?handful\s+of|"
+    r"a\s+(?:whole\s+)?handful\s+of|double|twice|(?:[2-9]|\d{2,})\s*(?:x|times)|"
     r"(?:a|an|the|his|her|my|their)\s+(?:whole|entire|full)\s+"
     r"(?:packet|pack|box|bottle|strip|blister|sheet|tub|jar)s?\s+of)"
 )
@@ -85,13 +85,22 @@ _NAME_TAIL = re.compile(
 #: How far back (characters) from a name its cue may start.
 _CUE_REACH = 60
 
-#: What may stand between a reversal cue and what it reverses (A-34): "reverse the
-#: sedation", "reverses his constipation".
-_CUE_OBJECT = re.compile(r"\s*(?:(?:the|his|her|my|their|your|a|an)\s+)?", re.IGNORECASE)
+#: What may stand between a reversal cue and what it reverses (A-34): "antidote for
+#: morphine", "reverse the effects of fentanyl", "reversal agent for", "reverses his".
+_CUE_OBJECT = re.compile(
+    r"(?:\s+(?:agents?|drugs?|medicines?|medications?|meds?|injections?|sprays?))?"
+    r"(?:\s+(?:for|to|of|on))?(?:\s+(?:the|his|her|my|their|your|a|an))?"
+    r"(?:\s+effects?\s+of(?:\s+(?:the|his|her|my|their|your))?)?\s*",
+    re.IGNORECASE,
+)
 
-#: What joins a name to the next word, so that no gloss goes between them:
-#: "tramadol-induced", "oxycodone/acetaminophen", "morphine's".
-_JOINERS = frozenset("-/" + _APOSTROPHES)
+#: A reversal cue's object that stands for what was named: "what reverses it?", "what's
+#: the antidote?" (nothing after it).
+_PRONOUN_OBJECT = re.compile(r"(?:it|this|that|them|these|those)\b|[?.!,;:)-]|$", re.IGNORECASE)
+
+#: A word joined to a name by a hyphen, slash or apostrophe: the gloss goes after it
+#: ("tramadol-paracetamol (...)", "oxycodone/acetaminophen (...)", "5mg/325mg").
+_JOINED = re.compile(rf"(?:[-/{_APOSTROPHES}][\w.]+)*")
 
 
 def _names_a_condition(phrase: str, vocabulary: Vocabulary) -> bool:
@@ -114,9 +123,9 @@ def overdose_glosses(
     overdose" already did: the antidote's label names the condition, not every drug that
     causes it. A-30 glosses no name that no cue of :data:`OVERDOSE_CUE` directly precedes
     (only "his", "her", "the" ... between) or that its overdose already follows ("too
-    much paracetamol overdose"), nothing in a question about a missed or forgotten dose,
-    and no name a hyphen, slash or apostrophe joins to the next word ("tramadol-induced",
-    "oxycodone/acetaminophen", "morphine's").
+    much paracetamol overdose") and nothing in a question about a missed or forgotten
+    dose; a gloss goes after a word a hyphen, slash or apostrophe joins to the name
+    ("too much tramadol-paracetamol (tramadol overdose)").
 
     With ``class_overdoses`` (A-34), in a question that asks what reverses or treats an
     overdose as the later stages read it (``pipeline.reversal.asks_for_reversal`` over the
@@ -125,10 +134,9 @@ def overdose_glosses(
     gloss at a place): "took too many of her oxycodone tablets (oxycodone overdose,
     opioid overdose)", "reverses hydromorphone toxicity (opioid overdose)". Where some
     names are cued or followed by their overdose, only those get it ("benzodiazepine
-    overdose in a patient on methadone"); else every such name gets it where the
-    question says an overdose (``pipeline.overdose_questions``), names the class
-    ("opioids") or asks to reverse something that is no condition ("what reverses it";
-    not "how to reverse constipation caused by oxycodone")."""
+    overdose in a patient on methadone"); else the names :func:`_reversed_names` picks
+    ("what reverses it", "antidote for morphine"; not "how to reverse constipation caused
+    by oxycodone")."""
     if _MISSED.search(text):
         return []
     found = vocabulary.find(text, keep_context=True)
@@ -140,12 +148,10 @@ def overdose_glosses(
         return glosses
     overdosed = [name for name in names if name.cued or name.said]
     glossed: set[int] = set()  # one gloss at an offset: "Morphine OxyContin overdose"
-    for name in overdosed or names:
+    for name in overdosed or _reversed_names(text, names):
         condition = class_overdose_of(name.match.entity.canonical)
         if condition is None or name.end in glossed or name.gloss == " overdose":
             continue  # " overdose": "heroin overdose" already reads as the condition
-        if not (overdosed or _overdose_of(text, condition, vocabulary)):
-            continue
         glossed.add(name.end)
         glosses = _with_class_overdose(glosses, name, condition)
     return sorted(glosses, key=lambda gloss: gloss[0])
@@ -154,8 +160,10 @@ def overdose_glosses(
 @dataclass(frozen=True)
 class _Name:
     """A drug or class name of the question as A-30 reads it: ``cued`` (an overdose cue
-    precedes it), ``said`` (its overdose follows it), ``end`` (after its strength, product
-    name and form) and A-30's ``gloss`` ("" for none), inserted at ``end``."""
+    precedes it), ``said`` (its overdose follows it), A-30's ``gloss`` ("" for none) and
+    ``end``, where a gloss of it goes: after its strength, product name, form and joined
+    words, after its overdose where that is said, right after the name for a gloss that
+    makes a condition of it ("heroin overdose")."""
 
     match: EntityMatch
     cued: bool
@@ -165,14 +173,12 @@ class _Name:
 
 
 def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name | None:
-    """A-30's reading of one match; None for no drug or class, or a name joined to the
-    next word."""
+    """A-30's reading of one match; None for no drug or class."""
     if not (match.entity.is_drug or match.entity.semantic_type == "class"):
         return None
     cued = bool(OVERDOSE_CUE.search(text[max(0, match.start - _CUE_REACH) : match.start]))
-    end = _NAME_TAIL.match(text, match.end).end()
-    if text[end : end + 1] in _JOINERS:
-        return None
+    end = _JOINED.match(text, _NAME_TAIL.match(text, match.end).end()).end()
+    end = _NAME_TAIL.match(text, end).end()  # "oxycodone/acetaminophen 5mg tablets"
     said = _SAID.match(text, match.end) or _SAID.match(text, end)
     phrase = f"{match.surface} overdose"
     if not cued or said:
@@ -184,24 +190,28 @@ def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name |
     return _Name(match, cued, bool(said), at, gloss)
 
 
-def _overdose_of(text: str, condition: str, vocabulary: Vocabulary) -> bool:
-    """A-34, where no name is cued or followed by its overdose: whether ``text`` says an
-    overdose (``pipeline.overdose_questions``), names the class of ``condition``
-    ("opioids"), or asks to reverse something other than a condition the vocabulary
-    names ("what reverses it", "antidote for morphine"; not "how to reverse constipation
-    caused by oxycodone")."""
-    if says_an_overdose(text) or names_the_class(text, condition):
-        return True
-    cues = list(REVERSAL_CUE.finditer(text))
-    return bool(cues) and not any(_reverses_a_condition(text, cue, vocabulary) for cue in cues)
-
-
-def _reverses_a_condition(text: str, cue: re.Match[str], vocabulary: Vocabulary) -> bool:
-    """Whether the words right after a reversal ``cue`` (past "the", "his" ...) start with
-    a condition the vocabulary names: "reverse constipation"."""
-    start = _CUE_OBJECT.match(text, cue.end()).end()
-    found = vocabulary.find(text[start : start + _CUE_REACH], correct_typos=False)
-    return bool(found) and found[0].start == 0 and found[0].entity.semantic_type == "disease"
+def _reversed_names(text: str, names: list[_Name]) -> list[_Name]:
+    """A-34, where no name is cued or followed by its overdose: the names whose class
+    overdose to gloss. All of them where ``text`` says an overdose in words
+    (``pipeline.overdose_questions``), names a class of theirs ("what reverses the
+    opioid"), or has a reversal cue with no object or a pronoun for one ("what's the
+    antidote?", "what reverses it"); else those a reversal cue names as its object
+    ("antidote for morphine", "reverse the effects of fentanyl"). None for "does morphine
+    reverse breathlessness" or "how to reverse constipation caused by oxycodone"."""
+    if says_an_overdose(text):
+        return names
+    named: list[_Name] = []
+    for name in names:
+        condition = class_overdose_of(name.match.entity.canonical)
+        if condition is not None and names_the_class(text, condition):
+            named.append(name)
+    objects: set[int] = set()
+    for cue in REVERSAL_CUE.finditer(text):
+        start = _CUE_OBJECT.match(text, cue.end()).end()
+        if _PRONOUN_OBJECT.match(text, start):
+            return names
+        objects.add(start)
+    return [name for name in names if name in named or name.match.start in objects]
 
 
 def _with_class_overdose(

@@ -1,13 +1,17 @@
-"""What an overdose question says (A-34): that more than a dose was taken, and that it
-asks what treats it. "Took a handful of her oxycodone, what do paramedics give" asks
-for the antidote as "antidote for oxycodone" does (A-11); "signs of a morphine
-overdose" or "took too much of my oxycodone, what should I do" ask no treatment, and the
-drug's own leaflet answers them.
+"""What an overdose question says (A-34): that an overdose happened, and that it asks
+what treats it. "Dihydrocodeine overdose treatment" or "took too many of her oxycodone
+tablets (oxycodone overdose), what do paramedics give" ask for the antidote as
+"antidote for oxycodone" does (A-11); "signs of a morphine overdose" or "took too much
+of my oxycodone (oxycodone overdose), what should I do" ask no treatment, and the drug's
+own leaflet answers them.
 
-Each cue has a strong and a weak form: a weak overdose word ("toxicity": a side effect
-as often as an overdose) counts only beside a strong treatment cue ("what do paramedics
-give", "emergency injection"), and a weak treatment cue ("treatment", "counteract")
-only beside a strong overdose word ("overdosed", "poisoning", "took too many").
+The overdose must be said in words ("overdose", "an OD", "poisoning", "intoxication"):
+an amount taken ("took too many", "took double his dose") says one only before a drug's
+name, which A-30 (``pipeline.overdose``) reads with the vocabulary and glosses as
+"(<drug> overdose)" before this cue reads the question; "took a handful of almonds",
+"had too much coffee" or "took it 3x/day" say none. "Toxicity" (a side effect as often
+as an overdose) counts only where the question also asks in a strong form ("what do
+paramedics give", "emergency injection"); "treatment" and "counteract" are weak forms.
 """
 
 from __future__ import annotations
@@ -19,46 +23,24 @@ __all__ = ["asks_to_treat_an_overdose", "says_an_overdose"]
 #: Apostrophes, for a character class.
 _APOSTROPHES = "'\u2019"
 
-#: A verb in the past that took something, and up to three words after it: "took a whole
-#: handful of", "swallowed his", "had way". "After taking" is a past too.
-_TAKEN = (
-    r"(?:took|taken|swallowed|had|given|gave|injected|drank|drunk|used|chewed|downed|"
-    rf"after\s+taking)\s+(?:[\w{_APOSTROPHES}-]+\s+){{0,3}}?"
-)
-
-#: The same for a multiple of a dose ("took double his dose", "injected his novorapid
-#: twice", "took 3 times his dose"); not "had" or "used" ("I had surgery twice").
-_DOSED = (
-    r"(?:took|taken|swallowed|given|gave|injected|chewed|downed|after\s+taking)\s+"
-    rf"(?:[\w{_APOSTROPHES}-]+\s+){{0,3}}?"
-)
-
-#: After a multiple: a schedule or a strength is no overdose ("given twice daily",
-#: "twice a year", "extra strength").
-_NOT_A_SCHEDULE = (
-    r"(?!\s*(?:a|an|per|each|every)\s+(?:day|week|month|year|night|morning)\b|"
-    r"\s*(?:daily|weekly|monthly|yearly|nightly)\b|[\s-]*strength\b)"
-)
-
 _STRONG_OVERDOSE = re.compile(
     r"\b(?:overdos\w*|an?\s+(?-i:OD)\b|(?-i:OD)\s+on\b|"
-    rf"od(?:[{_APOSTROPHES}]d|ed|ing)\b|poison(?:ing|ed)|intoxicat\w*|"
-    rf"{_TAKEN}(?:too\s+(?:many|much)|(?:a\s+(?:whole\s+)?)?handful)|"
-    rf"{_DOSED}(?:double|twice|extra|(?:[2-9]|\d{{2,}})\s*(?:x|times)){_NOT_A_SCHEDULE})",
+    rf"od(?:[{_APOSTROPHES}]d|ed|ing)\b|poison(?:ing|ed)\b|intoxication)",
     re.IGNORECASE,
 )
 
 _WEAK_OVERDOSE = re.compile(r"\btoxicity\b", re.IGNORECASE)
 
-#: Poisonings that are no overdose: sepsis ("blood poisoning") and food poisoning.
-_NOT_AN_OVERDOSE = re.compile(r"\b(?:blood|food)[\s-]*poison\w*", re.IGNORECASE)
+#: Poisonings that are no overdose: sepsis ("blood poisoning"), food and sun poisoning.
+_NOT_AN_OVERDOSE = re.compile(r"\b(?:blood|food|sun)[\s-]*poison\w*", re.IGNORECASE)
 
 _STRONG_TREATMENT = re.compile(
-    r"\b(?:rescue|emergency\s+(?:[\w-]+\s+){0,2}?(?:med\w*|injections?|jabs?|sprays?|"
-    r"treatments?|drugs?|pens?|kits?)|"
+    r"\b(?:rescue\s+(?:med\w*|drugs?|treatments?|injections?|therapy)|"
+    r"emergency\s+(?:[\w-]+\s+){0,2}?(?:med\w*|injections?|jabs?|sprays?|treatments?|"
+    r"drugs?|pens?|kits?)|"
     r"what\s+(?:do|does|did|can|could|should|would|will)\s+"
     rf"(?:[\w&{_APOSTROPHES}-]+\s+){{0,3}}?(?:give|use|carry|keep|administer)|"
-    r"(?:bring|wake)\s+(?:[\w-]+\s+){0,2}?(?:round|around|up))\b",
+    r"bring\s+(?:[\w-]+\s+){0,2}?round)\b",
     re.IGNORECASE,
 )
 
@@ -67,9 +49,9 @@ _WEAK_TREATMENT = re.compile(r"\b(?:treat(?:s|ed|ments?)?|counteract\w*)\b", re.
 
 
 def says_an_overdose(text: str, strong_only: bool = False) -> bool:
-    """Whether ``text`` says more than a dose was taken: a strong word ("overdosed", "an
-    OD", "poisoning", "took too many", "took a handful", "took double his dose", "took 3
-    times his dose") or, unless ``strong_only``, "toxicity"."""
+    """Whether ``text`` says an overdose in words: "overdose", "overdosed", "an OD", "OD
+    on", "ODed", "poisoning", "intoxication" (not blood, food or sun poisoning) or,
+    unless ``strong_only``, "toxicity"."""
     text = _NOT_AN_OVERDOSE.sub(" ", text)
     if _STRONG_OVERDOSE.search(text):
         return True
@@ -78,10 +60,10 @@ def says_an_overdose(text: str, strong_only: bool = False) -> bool:
 
 def asks_to_treat_an_overdose(text: str) -> bool:
     """Whether ``text`` says an overdose and asks what treats it (module docstring):
-    "dihydrocodeine overdose treatment", "found unresponsive after taking extra tramadol,
-    what is the emergency medicine", "fentanyl patch toxicity, what do paramedics give";
-    not "treatment of renal toxicity from NSAIDs", "do antioxidants counteract
-    chemotherapy toxicity", "how is blood poisoning treated"."""
+    "dihydrocodeine overdose treatment", "what medicine counteracts codeine poisoning",
+    "fentanyl patch toxicity, what do paramedics give"; not "treatment of renal toxicity
+    from NSAIDs", "do antioxidants counteract chemotherapy toxicity", "how is blood
+    poisoning treated"."""
     strong_treatment = bool(_STRONG_TREATMENT.search(text))
     if not (strong_treatment or _WEAK_TREATMENT.search(text)):
         return False

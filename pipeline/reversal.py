@@ -1,10 +1,9 @@
 """Questions that ask what reverses a drug (A-11): "antidote for dabigatran", "reversal of
 rocuronium neuromuscular blockade", and since A-34 those that say an overdose and ask
-what treats it ("took a handful of her oxycodone, what do paramedics give",
-``pipeline.overdose_questions``). The drug they name is not what they ask for: the
-answer is another product whose text names that drug (Praxbind for dabigatran, Bridion
-for rocuronium) or its class's overdose (Narcan's "opioid overdose"). Pure functions
-over Tier-2's window.
+what treats it ("dihydrocodeine overdose treatment", ``pipeline.overdose_questions``).
+The drug they name is not what they ask for: the answer is another product whose text
+names that drug (Praxbind for dabigatran, Bridion for rocuronium) or its class's
+overdose (Narcan's "opioid overdose"). Pure functions over Tier-2's window.
 """
 
 from __future__ import annotations
@@ -47,10 +46,11 @@ REVERSAL_WORDS: tuple[str, ...] = ("antidote", "reversal", "reverse")
 
 def asks_for_reversal(query: str) -> bool:
     """True when ``query`` asks what reverses a drug or is its antidote (A-11), or says
-    an overdose and asks what treats it (A-34: "took a handful of her oxycodone, what do
-    paramedics give", "methanol intoxication treatment"; not "signs of a morphine
-    overdose" or "took too much of my oxycodone, what should I do", which the drug's own
-    leaflet answers)."""
+    an overdose and asks what treats it (A-34, ``pipeline.overdose_questions``:
+    "methanol intoxication treatment", and, as the stages read it after A-30's gloss,
+    "took a handful of her oxycodone (oxycodone overdose), what do paramedics give"; not
+    "signs of a morphine overdose" or "took too much of my oxycodone (oxycodone
+    overdose), what should I do", which the drug's own leaflet answers)."""
     return bool(REVERSAL_CUE.search(query)) or asks_to_treat_an_overdose(query)
 
 

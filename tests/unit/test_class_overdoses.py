@@ -19,23 +19,31 @@ DRUG = QueryRetrievalIntent(workflow="drug_entity")
 @pytest.mark.parametrize(
     "query",
     [
-        # a strong overdose word and any treatment cue
-        "took a handful of her oxycodone, what do paramedics give",
+        # an overdose said in words, and any treatment cue
         "dihydrocodeine overdose treatment",
         "methanol intoxication treatment",
         "what medicine counteracts codeine poisoning",
         "he had an OD on heroin, treatment?",
-        "injected way too much insulin, what emergency medicine brings him round",
-        "husband took 3 times his oxycodone dose, what do they give",
-        "found unresponsive after taking extra tramadol - what is the emergency medicine",
-        "gave her a double dose of morphine, how is it treated",
-        "injected his novorapid twice by mistake, what emergency injection",
         # "toxicity" only beside a strong treatment cue
         "fentanyl patch toxicity, what do paramedics give",
     ],
 )
 def test_a34_an_overdose_to_treat_asks_for_its_antidote(query):
     assert asks_for_reversal(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "took a handful of her oxycodone, what do paramedics give",
+        "husband took 3 times his oxycodone dose, what do they give",
+        "took double his pradaxa, is there a treatment",
+    ],
+)
+def test_a34_an_amount_says_an_overdose_through_a30s_gloss(vocabulary, query):
+    # an amount taken says an overdose only before a drug's name, as A-30 reads it
+    assert not asks_for_reversal(query)
+    assert asks_for_reversal(glossed_overdoses(query, vocabulary))
 
 
 @pytest.mark.parametrize(
@@ -53,8 +61,15 @@ def test_a34_an_overdose_to_treat_asks_for_its_antidote(query):
         "can I take extra codeine to treat my cough",
         "take 1 x 500mg tablet, does it treat infection",
         "I had surgery twice, what treatment now",
-        # the body's own, no drug taken
+        # the body's own, no drug taken; food, drink, an inhaler, a schedule
         "bone marrow makes too many red cells, how is it treated",
+        "I took a handful of almonds, what can I use for indigestion",
+        "had too much coffee, what can I use to calm down",
+        "I took it 3x/day, what treats the side effects",
+        "I took my rescue inhaler twice, is that ok",
+        "took double my zopiclone and couldn't wake up this morning, is that normal",
+        "I was intoxicated last night, what do doctors give for a hangover",
+        "sun poisoning treatment",
         # no overdose in these words: a symptom, a strength, sepsis, food, a plant, a nut
         "I had double vision, what treats it",
         "taking extra strength tylenol to treat a headache",
@@ -96,13 +111,33 @@ def test_a34_no_antidote_asked(query):
             "how to reverse constipation caused by oxycodone",
         ),
         # no gloss inside a word joined by a hyphen, a slash or an apostrophe
+        # the gloss goes after a word joined by a hyphen, a slash or an apostrophe
         (
-            "tramadol-induced seizures after an overdose, what treatment",
-            "tramadol-induced seizures after an overdose, what treatment",
+            "took too much tramadol-paracetamol, antidote?",
+            "took too much tramadol-paracetamol (tramadol overdose, opioid overdose), antidote?",
         ),
         (
             "oxycodone/acetaminophen overdose treatment",
-            "oxycodone/acetaminophen overdose treatment",
+            "oxycodone/acetaminophen overdose (opioid overdose) treatment",
+        ),
+        # the drug reverses something, or the cue's object is something else
+        (
+            "does morphine reverse breathlessness in COPD",
+            "does morphine reverse breathlessness in COPD",
+        ),
+        (
+            "tramadol for pain, what reverses nerve damage",
+            "tramadol for pain, what reverses nerve damage",
+        ),
+        # a cue with no object, or a pronoun for one, reverses what was named
+        (
+            "child swallowed a buprenorphine tablet and is very sleepy, what's the antidote",
+            "child swallowed a buprenorphine tablet (opioid overdose) and is very sleepy,"
+            " what's the antidote",
+        ),
+        (
+            "barely breathing after hydrocodone - what drug reverses it?",
+            "barely breathing after hydrocodone (opioid overdose) - what drug reverses it?",
         ),
         # the class once per question
         (

@@ -94,15 +94,16 @@ def test_no_gloss_without_an_overdose_taken(vocabulary, question):
             "took too many of her oxycodone tablets (oxycodone overdose, opioid overdose),"
             " is there an antidote?",
         ),
-        # the overdose said after the name, or elsewhere: the class's condition only
+        # the overdose said after the name: the class's condition only
         (
             "is there an injection that reverses hydromorphone toxicity",
             "is there an injection that reverses hydromorphone toxicity (opioid overdose)",
         ),
+        # a multiple of the dose is A-30's cue too (A-34)
         (
             "husband took 3 times his tramadol dose, breathing slow, what do paramedics give",
-            "husband took 3 times his tramadol dose (opioid overdose), breathing slow, what"
-            " do paramedics give",
+            "husband took 3 times his tramadol dose (tramadol overdose, opioid overdose),"
+            " breathing slow, what do paramedics give",
         ),
         # a product form or a fixed combination whose substance is an opioid
         (

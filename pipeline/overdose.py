@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.overdose_classes import class_overdose_of, names_the_class
-from pipeline.overdose_questions import says_an_overdose
+from pipeline.overdose_classes import class_overdose_of, names_a_class_at
+from pipeline.overdose_questions import overdose_spans
 from pipeline.reversal import REVERSAL_CUE, asks_for_reversal
 from pipeline.text_normalise import APOSTROPHES
 from pipeline.vocabulary import Vocabulary
@@ -46,10 +46,10 @@ _TAKEN = (
 )
 
 #: More than a dose: "too many", "several extra", "a whole packet of", and since A-34 "a
-#: handful of", "double", "twice", "3 times" ("took 3 times his oxycodone dose").
+#: handful of".
 _AMOUNT = (
     r"(?:too\s+(?:many|much)|(?:several|a\s+few|too\s+many)\s+extra|"
-    r"a\s+(?:whole\s+)?handful\s+of|double|twice|(?:[2-9]|\d{2,})\s*(?:x|times)|"
+    r"a\s+(?:whole\s+)?handful\s+of|"
     r"(?:a|an|the|his|her|my|their)\s+(?:whole|entire|full)\s+"
     r"(?:packet|pack|box|bottle|strip|blister|sheet|tub|jar)s?\s+of)"
 )
@@ -61,6 +61,19 @@ OVERDOSE_CUE = re.compile(
     re.IGNORECASE,
 )
 
+#: A-34: a multiple of the dose before a name ("took double his dose of oxycodone", "took
+#: 3 times his oxycodone dose"), read only where "dose" or "amount" stands between it
+#: and the name or in the name's tail: "I took 2x paracetamol" counts tablets. Not
+#: after "had", "used" or "given" ("had 2 times the flu vaccine", "was given 2x
+#: morphine in A&E").
+_MULTIPLE_CUE = re.compile(
+    r"\b(?:took|taken|swallowed|injected|chewed|downed)\s+"
+    r"(?:(?:way|far|about|maybe|possibly)\s+)?"
+    rf"(?:double|twice|(?:[2-9]|\d{{2,}})\s*(?:x|times))\s+{_OWNER}$",
+    re.IGNORECASE,
+)
+_DOSE_WORD = re.compile(r"\b(?:doses?|amount)\b", re.IGNORECASE)
+
 #: A question about a missed or forgotten dose: "doubled up on my metformin after missing
 #: a dose" is the leaflet's missed-dose advice, not an overdose.
 _MISSED = re.compile(
@@ -68,11 +81,8 @@ _MISSED = re.compile(
 )
 
 #: Words after a name that already say its overdose (nothing to gloss): "paracetamol
-#: overdose", "methanol poisoning", "fentanyl OD" (read right after the name, before the
-#: name's tail would take "OD" for a word of a product's name).
-_SAID = re.compile(
-    r"\s*(?:overdos(?:e|age)|poisoning|intoxication|toxicity|(?-i:OD))\b", re.IGNORECASE
-)
+#: overdose", "methanol poisoning".
+_SAID = re.compile(r"\s*(?:overdos(?:e|age)|poisoning|intoxication|toxicity)\b", re.IGNORECASE)
 
 #: What stays with the name before the gloss: a strength, a suffix of the product's name
 #: and a dosage form ("too many Nurofen Plus 200mg tablets (Nurofen overdose)").
@@ -94,13 +104,16 @@ _CUE_OBJECT = re.compile(
     re.IGNORECASE,
 )
 
-#: A reversal cue's object that stands for what was named: "what reverses it?", "what's
-#: the antidote?" (nothing after it).
-_PRONOUN_OBJECT = re.compile(r"(?:it|this|that|them|these|those)\b|[?.!,;:)-]|$", re.IGNORECASE)
+#: A-34: a reversal cue with "it" or "them" for its object, or a noun cue with none,
+#: reverses what was named: "what reverses it", "what's the antidote?", "reversal
+#: agent?". Not "this rash", "if anything", "can kidney damage be reversed?".
+_NO_OBJECT = re.compile(r"(?:it|them)\b|[?.!;:)]|$", re.IGNORECASE)
+_NOUNS = ("antidote", "reversal")
 
 #: A word joined to a name by a hyphen, slash or apostrophe: the gloss goes after it
-#: ("tramadol-paracetamol (...)", "oxycodone/acetaminophen (...)", "5mg/325mg").
-_JOINED = re.compile(rf"(?:[-/{_APOSTROPHES}][\w.]+)*")
+#: ("tramadol-paracetamol (...)", "oxycodone/acetaminophen (...)", "5mg/325mg"); a dot
+#: only inside a word ("0.5/1"), so no gloss crosses a sentence's end.
+_JOINED = re.compile(rf"(?:[-/{_APOSTROPHES}]\w+(?:\.\w+)*)*")
 
 
 def _names_a_condition(phrase: str, vocabulary: Vocabulary) -> bool:
@@ -148,7 +161,7 @@ def overdose_glosses(
         return glosses
     overdosed = [name for name in names if name.cued or name.said]
     glossed: set[int] = set()  # one gloss at an offset: "Morphine OxyContin overdose"
-    for name in overdosed or _reversed_names(text, names):
+    for name in overdosed or _reversed_names(text, names, vocabulary):
         condition = class_overdose_of(name.match.entity.canonical)
         if condition is None or name.end in glossed or name.gloss == " overdose":
             continue  # " overdose": "heroin overdose" already reads as the condition
@@ -176,10 +189,14 @@ def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name |
     """A-30's reading of one match; None for no drug or class."""
     if not (match.entity.is_drug or match.entity.semantic_type == "class"):
         return None
-    cued = bool(OVERDOSE_CUE.search(text[max(0, match.start - _CUE_REACH) : match.start]))
+    before = text[max(0, match.start - _CUE_REACH) : match.start]
     end = _JOINED.match(text, _NAME_TAIL.match(text, match.end).end()).end()
     end = _NAME_TAIL.match(text, end).end()  # "oxycodone/acetaminophen 5mg tablets"
-    said = _SAID.match(text, match.end) or _SAID.match(text, end)
+    multiple = _MULTIPLE_CUE.search(before)
+    cued = bool(OVERDOSE_CUE.search(before)) or bool(
+        multiple and _DOSE_WORD.search(before[multiple.start() :] + text[match.end : end])
+    )
+    said = _SAID.match(text, end)
     phrase = f"{match.surface} overdose"
     if not cued or said:
         gloss, at = "", said.end() if said else end
@@ -190,28 +207,38 @@ def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name |
     return _Name(match, cued, bool(said), at, gloss)
 
 
-def _reversed_names(text: str, names: list[_Name]) -> list[_Name]:
+def _reversed_names(text: str, names: list[_Name], vocabulary: Vocabulary) -> list[_Name]:
     """A-34, where no name is cued or followed by its overdose: the names whose class
-    overdose to gloss. All of them where ``text`` says an overdose in words
-    (``pipeline.overdose_questions``), names a class of theirs ("what reverses the
-    opioid"), or has a reversal cue with no object or a pronoun for one ("what's the
-    antidote?", "what reverses it"); else those a reversal cue names as its object
-    ("antidote for morphine", "reverse the effects of fentanyl"). None for "does morphine
-    reverse breathlessness" or "how to reverse constipation caused by oxycodone"."""
-    if says_an_overdose(text):
-        return names
-    named: list[_Name] = []
-    for name in names:
-        condition = class_overdose_of(name.match.entity.canonical)
-        if condition is not None and names_the_class(text, condition):
-            named.append(name)
-    objects: set[int] = set()
+    overdose to gloss. Where the question says an overdose in words
+    (``pipeline.overdose_questions``), the name nearest each such word when that is one
+    of ``names`` ("child chewed a fentanyl patch, what treatment for the overdose"; not
+    "overdosed on insulin, also on morphine, antidote"); else every name where a
+    reversal cue takes "it", "them" or the class for its object, or a noun cue none
+    ("what reverses it", "what reverses the opioid", "what's the antidote?"); and the
+    names a reversal cue takes as its object ("antidote for morphine"). None for "does
+    morphine reverse breathlessness" or "how to reverse constipation caused by
+    oxycodone"."""
+    spans = overdose_spans(text)
+    everything = vocabulary.find(text, keep_context=True)
+    picked: set[int] = set()
+    for start, stop in spans:
+        nearest = min(
+            everything,
+            key=lambda match: min(abs(match.start - stop), abs(start - match.end)),
+            default=None,
+        )
+        picked.update(id(name) for name in names if name.match == nearest)
     for cue in REVERSAL_CUE.finditer(text):
         start = _CUE_OBJECT.match(text, cue.end()).end()
-        if _PRONOUN_OBJECT.match(text, start):
+        bare = _NO_OBJECT.match(text, start)
+        # "what's the antidote?" reverses what was named; "can it be reversed?" need not
+        pronoun = bare is not None and (
+            bare.group().lower() in ("it", "them") or cue.group().lower().startswith(_NOUNS)
+        )
+        if not spans and (pronoun or names_a_class_at(text, start)):
             return names
-        objects.add(start)
-    return [name for name in names if name in named or name.match.start in objects]
+        picked.update(id(name) for name in names if name.match.start == start)
+    return [name for name in names if id(name) in picked]
 
 
 def _with_class_overdose(

@@ -28,7 +28,7 @@ __all__ = [
     "ClassOverdose",
     "class_overdose_of",
     "class_overdose_terms",
-    "names_the_class",
+    "names_a_class_at",
 ]
 
 
@@ -40,7 +40,8 @@ class ClassOverdose:
 
     members: frozenset[str]
     label_terms: tuple[str, ...]
-    #: Words a question names the class with ("what reverses opioids").
+    #: Words a question names the class with ("what reverses opioids"), not as the
+    #: cause of another condition ("opioid-induced constipation").
     class_words: re.Pattern[str]
 
 
@@ -100,7 +101,9 @@ CLASS_OVERDOSES: dict[str, ClassOverdose] = {
             "opioid depression",
             "opioid drug effects",
         ),
-        class_words=re.compile(r"\b(?:opioids?|opiates?|narcotics?)\b", re.IGNORECASE),
+        class_words=re.compile(
+            r"(?:opioids?|opiates?|narcotics?)\b(?![\s-]*induced)", re.IGNORECASE
+        ),
     )
 }
 
@@ -132,7 +135,8 @@ def class_overdose_terms(query: str, vocabulary: Vocabulary) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
-def names_the_class(text: str, condition: str) -> bool:
-    """Whether ``text`` names the class of ``condition`` (a key of
-    :data:`CLASS_OVERDOSES`) by its own words: "what reverses opioids"."""
-    return bool(CLASS_OVERDOSES[condition].class_words.search(text))
+def names_a_class_at(text: str, start: int) -> bool:
+    """Whether a class of :data:`CLASS_OVERDOSES` is named by its own words at ``start``
+    of ``text`` ("what reverses the opioid", "reversal of opioid depression"; not
+    "opioid-induced constipation")."""
+    return any(overdose.class_words.match(text, start) for overdose in CLASS_OVERDOSES.values())

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["asks_to_treat_an_overdose", "says_an_overdose"]
+__all__ = ["asks_to_treat_an_overdose", "overdose_spans", "says_an_overdose"]
 
 #: Apostrophes, for a character class.
 _APOSTROPHES = "'\u2019"
@@ -56,6 +56,13 @@ def says_an_overdose(text: str, strong_only: bool = False) -> bool:
     if _STRONG_OVERDOSE.search(text):
         return True
     return not strong_only and bool(_WEAK_OVERDOSE.search(text))
+
+
+def overdose_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` in characters of each strong overdose word of ``text`` (those
+    :func:`says_an_overdose` reads with ``strong_only``), in order."""
+    text = _NOT_AN_OVERDOSE.sub(lambda match: " " * len(match.group()), text)
+    return [match.span() for match in _STRONG_OVERDOSE.finditer(text)]
 
 
 def asks_to_treat_an_overdose(text: str) -> bool:

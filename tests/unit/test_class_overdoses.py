@@ -37,7 +37,7 @@ def test_a34_an_overdose_to_treat_asks_for_its_antidote(query):
     [
         "took a handful of her oxycodone, what do paramedics give",
         "husband took 3 times his oxycodone dose, what do they give",
-        "took double his pradaxa, is there a treatment",
+        "took double his dose of pradaxa, is there a treatment",
     ],
 )
 def test_a34_an_amount_says_an_overdose_through_a30s_gloss(vocabulary, query):
@@ -67,6 +67,9 @@ def test_a34_an_amount_says_an_overdose_through_a30s_gloss(vocabulary, query):
         "had too much coffee, what can I use to calm down",
         "I took it 3x/day, what treats the side effects",
         "I took my rescue inhaler twice, is that ok",
+        # a count of tablets, not a multiple of the dose
+        "took 2 x oxycodone 5mg as prescribed, what treats the itching",
+        "I took 2x paracetamol, what treats a hangover",
         "took double my zopiclone and couldn't wake up this morning, is that normal",
         "I was intoxicated last night, what do doctors give for a hangover",
         "sun poisoning treatment",
@@ -88,8 +91,9 @@ def test_a34_an_amount_says_an_overdose_through_a30s_gloss(vocabulary, query):
         "can antioxidant-rich spices counteract the effects of a high-fat meal",
     ],
 )
-def test_a34_no_antidote_asked(query):
-    assert not asks_for_reversal(query)
+def test_a34_no_antidote_asked(vocabulary, query):
+    # the later stages read the question with A-30's gloss
+    assert not asks_for_reversal(glossed_overdoses(query, vocabulary))
 
 
 @pytest.mark.parametrize(
@@ -110,7 +114,6 @@ def test_a34_no_antidote_asked(query):
             "how to reverse constipation caused by oxycodone",
             "how to reverse constipation caused by oxycodone",
         ),
-        # no gloss inside a word joined by a hyphen, a slash or an apostrophe
         # the gloss goes after a word joined by a hyphen, a slash or an apostrophe
         (
             "took too much tramadol-paracetamol, antidote?",
@@ -120,7 +123,34 @@ def test_a34_no_antidote_asked(query):
             "oxycodone/acetaminophen overdose treatment",
             "oxycodone/acetaminophen overdose (opioid overdose) treatment",
         ),
+        # no gloss across a sentence's end
+        (
+            "took too much morphine/codeine. What reverses it?",
+            "took too much morphine/codeine (morphine overdose, opioid overdose). What"
+            " reverses it?",
+        ),
         # the drug reverses something, or the cue's object is something else
+        (
+            "took morphine OD for years, what reverses the constipation",
+            "took morphine OD for years, what reverses the constipation",
+        ),
+        (
+            "what reverses this rash from morphine",
+            "what reverses this rash from morphine",
+        ),
+        (
+            "reversal of opioid-induced constipation with oxycodone/naloxone",
+            "reversal of opioid-induced constipation with oxycodone/naloxone",
+        ),
+        (
+            "can kidney toxicity from NSAIDs be reversed? I also take tramadol",
+            "can kidney toxicity from NSAIDs be reversed? I also take tramadol",
+        ),
+        # the overdose said is of something else
+        (
+            "overdosed on insulin, also on morphine, antidote",
+            "overdosed on insulin, also on morphine, antidote",
+        ),
         (
             "does morphine reverse breathlessness in COPD",
             "does morphine reverse breathlessness in COPD",

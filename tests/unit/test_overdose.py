@@ -131,6 +131,7 @@ def test_a34_an_opioid_overdose_to_treat_also_names_the_class_overdose(
         "what are the signs of a morphine overdose",
         "took too much of my oxycodone, what should I do",
         "is it dangerous to take double my tramadol dose",
+        "I took 2x tramadol as prescribed, what treats the itching",  # tablets, no dose
         # a treatment asked, no overdose said: the opioid's own indications
         "what does oxycodone treat",
         "what do doctors use fentanyl patches for",

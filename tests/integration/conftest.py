@@ -181,7 +181,7 @@ def serve_cluster() -> Iterator[ServeCluster]:
             if child.pid not in before or "ray" in " ".join(_cmdline(child))
         ]
         # 90 s: on 2 busy cores (an evaluation run beside the suite) GCS and the raylet
-        # took longer than 30 s to exit after ray.shutdown(); they did exit
+        # once took longer than 30 s to exit after ray.shutdown()
         deadline = time.monotonic() + 90.0
         while _alive(spawned) and time.monotonic() < deadline:
             time.sleep(0.2)

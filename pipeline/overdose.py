@@ -161,7 +161,7 @@ def overdose_glosses(
         return glosses
     overdosed = [name for name in names if name.cued or name.said]
     glossed: set[int] = set()  # one gloss at an offset: "Morphine OxyContin overdose"
-    for name in overdosed or _reversed_names(text, names, vocabulary):
+    for name in overdosed or _reversed_names(text, names, found):
         condition = class_overdose_of(name.match.entity.canonical)
         if condition is None or name.end in glossed or name.gloss == " overdose":
             continue  # " overdose": "heroin overdose" already reads as the condition
@@ -207,9 +207,11 @@ def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name |
     return _Name(match, cued, bool(said), at, gloss)
 
 
-def _reversed_names(text: str, names: list[_Name], vocabulary: Vocabulary) -> list[_Name]:
+def _reversed_names(text: str, names: list[_Name], found: list[EntityMatch]) -> list[_Name]:
     """A-34, where no name is cued or followed by its overdose: the names whose class
-    overdose to gloss. Where the question says an overdose in words
+    overdose to gloss, ``found`` being every match of ``text`` the vocabulary reads (of
+    any type, so that an overdose nearest insulin picks no opioid). Where the question
+    says an overdose in words
     (``pipeline.overdose_questions``), the name nearest each such word when that is one
     of ``names`` ("child chewed a fentanyl patch, what treatment for the overdose"; not
     "overdosed on insulin, also on morphine, antidote"); else every name where a
@@ -219,11 +221,10 @@ def _reversed_names(text: str, names: list[_Name], vocabulary: Vocabulary) -> li
     morphine reverse breathlessness" or "how to reverse constipation caused by
     oxycodone"."""
     spans = overdose_spans(text)
-    everything = vocabulary.find(text, keep_context=True)
     picked: set[int] = set()
     for start, stop in spans:
         nearest = min(
-            everything,
+            found,
             key=lambda match: min(abs(match.start - stop), abs(start - match.end)),
             default=None,
         )

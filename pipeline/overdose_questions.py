@@ -52,8 +52,7 @@ def says_an_overdose(text: str, strong_only: bool = False) -> bool:
     """Whether ``text`` says an overdose in words: "overdose", "overdosed", "an OD", "OD
     on", "ODed", "poisoning", "intoxication" (not blood, food or sun poisoning) or,
     unless ``strong_only``, "toxicity"."""
-    text = _NOT_AN_OVERDOSE.sub(" ", text)
-    if _STRONG_OVERDOSE.search(text):
+    if overdose_spans(text):
         return True
     return not strong_only and bool(_WEAK_OVERDOSE.search(text))
 

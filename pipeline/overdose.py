@@ -38,11 +38,12 @@ _OWNER = (
 )
 
 #: Something was taken: a verb in the past before the amount ("took too many", "has had
-#: too much", "injected way too much"). "Can I take a few extra" asks, "makes too much
-#: cortisol" is the body's own and "I'm on too much prednisolone" a dose to taper.
+#: too much", "injected way too much", and since A-35 "after taking too much"). "Can I
+#: take a few extra" asks, "makes too much cortisol" is the body's own and "I'm on too
+#: much prednisolone" a dose to taper.
 _TAKEN = (
     r"(?:took|taken|swallowed|ate|eaten|had|given|gave|injected|drank|drunk|used|"
-    r"chewed|downed)\s+(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
+    r"chewed|downed|after\s+taking)\s+(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
 )
 
 #: More than a dose: "too many", "several extra", "a whole packet of", and since A-34 "a
@@ -66,10 +67,24 @@ OVERDOSE_CUE = re.compile(
 #: and the name or in the name's tail: "I took 2x paracetamol" counts tablets. Not
 #: after "had", "used" or "given" ("had 2 times the flu vaccine", "was given 2x
 #: morphine in A&E").
+#: A-35: also "a double" after a verb of taking or getting ("got a double insulin dose",
+#: "was given a double dose of morphine"), with "dose" as above.
 _MULTIPLE_CUE = re.compile(
-    r"\b(?:took|taken|swallowed|injected|chewed|downed)\s+"
+    r"\b(?:(?:took|taken|swallowed|injected|chewed|downed)\s+"
     r"(?:(?:way|far|about|maybe|possibly)\s+)?"
-    rf"(?:double|twice|(?:[2-9]|\d{{2,}})\s*(?:x|times))\s+{_OWNER}$",
+    r"(?:double|twice|(?:[2-9]|\d{2,})\s*(?:x|times))"
+    r"|(?:took|taken|swallowed|injected|got|given|had)\s+(?:a|an|his|her|my|their)\s+double)"
+    rf"\s+{_OWNER}$",
+    re.IGNORECASE,
+)
+
+#: A-35: a dose repeated by mistake, said after the name ("injected his novorapid twice by
+#: mistake", "took my pradaxa twice this morning by accident", "accidentally did my
+#: lantus shot twice"): "twice" right after the name and its form, and a word of a
+#: mistake anywhere in the question ("I take my metformin twice a day" says none).
+_TWICE_AFTER = re.compile(r"\s*twice\b(?!\s+(?:a|per|each|every|daily)\b)", re.IGNORECASE)
+_BY_MISTAKE = re.compile(
+    r"\b(?:by\s+(?:mistake|accident)|accident(?:al)?l?y|mistakenly|in\s+error)\b",
     re.IGNORECASE,
 )
 _DOSE_WORD = re.compile(r"\b(?:doses?|amount)\b", re.IGNORECASE)
@@ -88,8 +103,8 @@ _SAID = re.compile(r"\s*(?:overdos(?:e|age)|poisoning|intoxication|toxicity)\b",
 #: and a dosage form ("too many Nurofen Plus 200mg tablets (Nurofen overdose)").
 _NAME_TAIL = re.compile(
     r"(?:\s+(?:\d+(?:\.\d+)?\s*(?i:mg|mcg|micrograms?|g|ml|units?)\b|[A-Z][A-Za-z0-9-]+\b|"
-    r"(?i:tablets?|pills?|capsules?|caps|patch(?:es)?|injections?|doses?|jabs?|sachets?|"
-    r"drops?|pens?)\b))*"
+    r"(?i:tablets?|pills?|capsules?|caps|patch(?:es)?|injections?|doses?|jabs?|shots?|"
+    r"sachets?|drops?|pens?)\b))*"
 )
 
 #: How far back (characters) from a name its cue may start.
@@ -196,6 +211,7 @@ def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name |
     cued = bool(OVERDOSE_CUE.search(before)) or bool(
         multiple and _DOSE_WORD.search(before[multiple.start() :] + text[match.end : end])
     )
+    cued = cued or bool(_TWICE_AFTER.match(text, end) and _BY_MISTAKE.search(text))
     said = _SAID.match(text, end)
     phrase = f"{match.surface} overdose"
     if not cued or said:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 
 from pipeline.fusion import merge_rrf
-from pipeline.overdose_classes import class_overdose_terms
+from pipeline.overdose_classes import CLASS_OVERDOSES, class_overdose_of, class_overdose_terms
 from pipeline.overdose_questions import asks_to_treat_an_overdose
 from pipeline.schema import Node, NodeWithScore, parse_drug_list
 from pipeline.scoring import combination_parts, entity_match_score
@@ -62,14 +62,27 @@ def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -
     reverse, and the label terms of a class overdose: :func:`reversal_subject`) in
     ``text[:window]`` (``window`` in characters), its path blob or its
     ``primary_drugs`` (Ondexxya, whose leaflet's first lines name apixaban beside
-    andexanet alfa); else 0.0."""
+    andexanet alfa); else 0.0. A product whose every drug is a member of a class
+    overdose whose label terms are in ``drugs`` is on the subject too (A-35: a morphine
+    leaflet names opioid overdose as a risk of morphine, Narcan's label as what it
+    treats)."""
     if not drugs:
         return 0.0
     wanted = frozenset().union(*(combination_parts(drug) for drug in drugs))
+    named = {term.lower() for term in drugs}
+    classes = {
+        condition
+        for condition, overdose in CLASS_OVERDOSES.items()
+        if named.intersection(overdose.label_terms)
+    }
     listed = parse_drug_list(node.metadata.get("primary_drugs"))
     # a listed name shares a substance with the named drugs: Zubsolv's "buprenorphine"
-    # and "buprenorphine/naloxone" are both on the subject of "antidote for buprenorphine"
-    if listed and all(combination_parts(name) & wanted for name in listed):
+    # and "buprenorphine/naloxone" are both on the subject of "antidote for buprenorphine";
+    # A-35: so is a member of a class overdose named (a morphine leaflet, which names
+    # opioid overdose, beside an overdose of oxycodone)
+    if listed and all(
+        combination_parts(name) & wanted or class_overdose_of(name) in classes for name in listed
+    ):
         return 0.5
     return 1.0 if entity_match_score(node, drugs, window) > 0 else 0.0
 

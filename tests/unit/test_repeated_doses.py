@@ -1,0 +1,122 @@
+"""A-35: more ways of saying that more than a dose was taken ("injected his novorapid
+twice by mistake", "got a double insulin dose", "after taking way too much"), and a
+class overdose's other members on the subject of a reversal question, not its answer."""
+
+import pytest
+
+from pipeline.overdose import glossed_overdoses
+from pipeline.reversal import asks_for_reversal, reversal_entity_score
+from pipeline.schema import QueryRetrievalIntent
+from pipeline.settings import Tier2Settings
+from tests.unit.helpers import hit, ids
+from tests.unit.test_tier2 import rerank, scores_by_id
+
+pytestmark = pytest.mark.unit
+
+DRUG = QueryRetrievalIntent(workflow="drug_entity")
+
+
+@pytest.mark.parametrize(
+    ("question", "glossed"),
+    [
+        # a dose repeated by mistake, said after the name
+        (
+            "my husband injected his novorapid twice by mistake, what can i give him",
+            "my husband injected his novorapid (novorapid overdose) twice by mistake, what"
+            " can i give him",
+        ),
+        (
+            "accidently did my lantus shot twice tonight, what now",
+            "accidently did my lantus shot (lantus overdose) twice tonight, what now",
+        ),
+        (
+            "took my pradaxa twice this morning by accident and now there is blood in my pee",
+            "took my pradaxa (pradaxa overdose) twice this morning by accident and now there"
+            " is blood in my pee",
+        ),
+        # "after taking" too much
+        (
+            "passed out after taking way too much gliclazide",
+            "passed out after taking way too much gliclazide (gliclazide overdose)",
+        ),
+        # "a double" after a verb of taking or getting, "dose" with it
+        (
+            "type 1 son got a double insulin lispro dose at school",
+            "type 1 son got a double insulin lispro dose (insulin lispro overdose) at school",
+        ),
+        (
+            "was given a double dose of morphine in A&E, what reverses it",
+            "was given a double dose of morphine (morphine overdose, opioid overdose) in"
+            " A&E, what reverses it",
+        ),
+    ],
+)
+def test_a35_more_ways_to_say_an_overdose(vocabulary, question, glossed):
+    assert glossed_overdoses(question, vocabulary) == glossed
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I take my metformin twice a day, is that ok",
+        "I inject my novorapid twice daily with meals",
+        "took my apixaban twice today as my doctor said",  # no mistake said
+        "by mistake I bought the wrong inhaler; I use my salbutamol twice per day",
+        "was given a double room after my morphine dose",  # "double" is no amount of it
+        "is it ok to take a double dose of ibuprofen",  # asks; nothing was taken
+        "got a double prescription of apixaban from two doctors",  # no dose
+    ],
+)
+def test_a35_no_overdose_read(vocabulary, question):
+    assert glossed_overdoses(question, vocabulary) == question
+
+
+def test_a35_a_repeated_dose_asks_no_treatment_by_itself(vocabulary):
+    # A-30's gloss only: the drug's own leaflet says what to do after a double dose
+    glossed = glossed_overdoses("accidentally took my metformin twice, what now", vocabulary)
+    assert glossed == "accidentally took my metformin (metformin overdose) twice, what now"
+    assert not asks_for_reversal(glossed)
+
+
+def test_a35_another_member_of_the_class_is_on_the_subject():
+    terms = ["oxycodone", "opioid overdose", "opioid overdosage"]
+    morphine = hit(
+        "morphine-s2",
+        text="Morphine can cause an opioid overdose; carry naloxone.",
+        primary_drugs=["morphine"],
+    ).node
+    narcan = hit(
+        "narcan-s1",
+        text="Narcan is used for the emergency treatment of known or suspected opioid overdose.",
+        primary_drugs=["naloxone"],
+    ).node
+    assert reversal_entity_score(morphine, terms) == 0.5
+    assert reversal_entity_score(narcan, terms) == 1.0
+    # without the class's terms morphine is no subject of an oxycodone question
+    assert reversal_entity_score(morphine, ["oxycodone"]) == 0.0
+
+
+async def test_a35_the_antidote_outranks_another_opioids_leaflet(vocabulary):
+    question = "husband took 3 times his oxycodone dose, breathing slow, what reverses it"
+    glossed = glossed_overdoses(question, vocabulary)
+    assert "opioid overdose" in glossed
+    nodes = [
+        hit(
+            "morphine-s2",
+            text="Morphine can cause an opioid overdose with slow breathing; carry naloxone.",
+            primary_drugs=["morphine"],
+        ),
+        hit(
+            "narcan-s1",
+            text="Narcan is used for the emergency treatment of known or suspected opioid"
+            " overdose.",
+            primary_drugs=["naloxone"],
+        ),
+        hit("filler", text="Store below 25 C.", primary_drugs=["ritonavir"]),
+    ]
+    scores = scores_by_id({"morphine-s2": 0.95, "narcan-s1": 0.8, "filler": 0.1})
+    tuned = Tier2Settings(preset="tuned")
+    after = await rerank(nodes, glossed, DRUG, vocabulary, scores, tier2=tuned)
+    assert ids(after.nodes)[0] == "narcan-s1"
+    parts = {item.node.node_id: item.score_parts["entity"] for item in after.nodes}
+    assert parts["morphine-s2"] == 0.5 and parts["narcan-s1"] == 1.0

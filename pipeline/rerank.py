@@ -16,6 +16,7 @@ from pipeline.reversal import asks_for_reversal, reversal_entity_score, reversal
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent
 from pipeline.scoring import (
     boost_terms_for_query,
+    condition_terms,
     cross_drug_penalty,
     entity_match_score,
     member_topic_terms,
@@ -314,6 +315,10 @@ def _fuse(
     protected = protected_drugs(nodes, query, drugs, vocabulary, settings.cross_drug_terms)
     if reversal:  # A-34: the antidote's label names the class's overdose, not the drug
         drugs, protected = reversal_subject(query, vocabulary, drugs, protected)
+    # A-36: the conditions of a question with no boost terms earn the entity score alone
+    # (no topic part, no drug to cross)
+    conditions = condition_terms(query, vocabulary) if settings.condition_entity else []
+    conditions = [] if drugs else conditions
     # The largest fused score this query can reach: entity and section terms count only
     # when the query has drugs / section cues to match (A-2).
     # A-7: the topic part tells the named drugs' own chunks apart; it is not a vote across
@@ -327,13 +332,13 @@ def _fuse(
     reachable = (
         weights.w_ce
         + weights.w_first
-        + (weights.w_entity if drugs else 0.0)
+        + (weights.w_entity if drugs or conditions else 0.0)
         + (weights.w_sec if cues else 0.0)
         + (weights.w_topic if topics else 0.0)
     )
     fused = []
     for item, ce_value, first_value in zip(nodes, ce, first, strict=True):
-        entity = entity_score(item.node, drugs, settings.entity_window_chars)
+        entity = entity_score(item.node, drugs or conditions, settings.entity_window_chars)
         entity = min(entity, caps[len(fused)]) if caps else entity  # A-22
         section = section_match_score(item.node, cues, settings.summary_window_chars)
         # A-7's topic part, read before A-15 scales the entity: the named drugs' own chunks

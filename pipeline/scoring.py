@@ -19,6 +19,7 @@ __all__ = [
     "PROFILE_WEIGHTS",
     "boost_terms_for_query",
     "combination_parts",
+    "condition_terms",
     "cross_drug_penalty",
     "drug_key",
     "drug_keys",
@@ -159,6 +160,19 @@ def boost_terms_for_query(
         if related_types is None or entity.semantic_type in related_types:
             related.extend(entity.related_drugs[:related_limit])
     return list(dict.fromkeys(related))
+
+
+def condition_terms(query: str, vocabulary: Vocabulary) -> list[str]:
+    """A-36: the conditions (``disease`` entities) ``query`` names, each as the
+    vocabulary names it and as written, lower case, de-duplicated in order: "dapsone-induced
+    methaemoglobinaemia" -> ``["methemoglobinemia", "methaemoglobinaemia"]``."""
+    terms = [
+        name.lower()
+        for match in vocabulary.find(query)
+        if match.entity.semantic_type == "disease"
+        for name in (match.entity.canonical, match.surface)
+    ]
+    return list(dict.fromkeys(terms))
 
 
 def cross_drug_penalty(node: Node, drugs: Sequence[str], window: int = 512) -> float:

@@ -207,6 +207,15 @@ class Tier2Settings(_Frozen):
     #: ("antifungal for toenail fungus" is not answered by every antifungal alike). Not
     #: in the chemical workflow (R-T2-9 picks its nodes by entity score).
     member_entity: Literal["whole", "by_topic"] = "whole"
+    #: A-36: a question that names no drug and no class or condition with related drugs
+    #: has no boost terms, so no chunk earns the entity score; with this on, the
+    #: conditions it names (``pipeline.scoring.condition_terms``) are its terms ("what
+    #: treats drug-induced methemoglobinemia": the methylene blue label names it).
+    #: ``false``: no entity score for such a question (the seed).
+    condition_entity: bool = False
+    #: Knowledge base -> ``condition_entity``, for a request whose every kb names the
+    #: same choice here (``pipeline.settings_base.choice_for_scope``).
+    condition_entity_by_kb: dict[str, bool] = Field(default_factory=dict)
     cross_drug_terms: CrossDrugTerms = CrossDrugTerms.QUERY_DRUGS_IN_POOL
     #: A-10: a question that names two or more drugs with their own chunks in the window
     #: ("gleevec vs tasigna") gets each one's best chunk in its first places, in fused
@@ -239,3 +248,11 @@ class Tier2Settings(_Frozen):
     def weights_for(self, workflow: str) -> ProfileWeights:
         """Weights of ``workflow``; ``general`` and unknown workflows use ``default``."""
         return self.profile_weights.get(workflow, self.profile_weights["default"])
+
+    def for_scope(self, kb_names: Sequence[str]) -> Tier2Settings:
+        """These settings with ``condition_entity`` chosen for a request scoped to
+        ``kb_names`` (``()``: unscoped; A-36)."""
+        chosen = choice_for_scope(self.condition_entity, self.condition_entity_by_kb, kb_names)
+        if chosen == self.condition_entity:
+            return self
+        return self.model_copy(update={"condition_entity": chosen})

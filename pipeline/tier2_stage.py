@@ -143,6 +143,7 @@ class Tier2Stage:
         window = first_stage[:window_size]
         window = await self._backfill_names(window, trace, context.deadline)
         scorer = self._scorer()
+        kb_names = context.scope.kb_names if context.scope is not None else ()
         try:
             outcome = await bounded(
                 post_rrf_rerank(
@@ -150,7 +151,7 @@ class Tier2Stage:
                     context.query,
                     context.intent,
                     vocabulary=self.vocabulary,
-                    settings=settings.tier2,
+                    settings=settings.tier2.for_scope(kb_names),
                     cross_encoder=scorer,
                     chemical_scores=self._chemical_scores(context),
                     structure_only=is_structure_only(context.query),

@@ -67,26 +67,37 @@ OVERDOSE_CUE = re.compile(
 #: and the name or in the name's tail: "I took 2x paracetamol" counts tablets. Not
 #: after "had", "used" or "given" ("had 2 times the flu vaccine", "was given 2x
 #: morphine in A&E").
-#: A-35: also "a double" after a verb of taking or getting ("got a double insulin dose",
-#: "was given a double dose of morphine"), with "dose" as above.
+#: A-35: also "a double" after a verb of taking or getting ("took a double dose of
+#: morphine", "got a double insulin dose"), with "dose" as above; not "his double dose"
+#: (his prescribed one) nor after "had" or "given" ("was given a double dose by my GP").
 _MULTIPLE_CUE = re.compile(
     r"\b(?:(?:took|taken|swallowed|injected|chewed|downed)\s+"
     r"(?:(?:way|far|about|maybe|possibly)\s+)?"
     r"(?:double|twice|(?:[2-9]|\d{2,})\s*(?:x|times))"
-    r"|(?:took|taken|swallowed|injected|got|given|had)\s+(?:a|an|his|her|my|their)\s+double)"
+    r"|(?:took|taken|swallowed|injected|got)\s+an?\s+double)"
     rf"\s+{_OWNER}$",
     re.IGNORECASE,
 )
 
-#: A-35: a dose repeated by mistake, said after the name ("injected his novorapid twice by
-#: mistake", "took my pradaxa twice this morning by accident", "accidentally did my
-#: lantus shot twice"): "twice" right after the name and its form, and a word of a
-#: mistake anywhere in the question ("I take my metformin twice a day" says none).
-_TWICE_AFTER = re.compile(r"\s*twice\b(?!\s+(?:a|per|each|every|daily)\b)", re.IGNORECASE)
+#: A-35: a dose repeated by mistake ("injected his novorapid twice by mistake", "took my
+#: pradaxa twice this morning by accident", "accidently did my lantus shot twice"): a
+#: verb of taking in the past right before the name (not "never took"), "twice" right
+#: after it and its form but no schedule ("twice a day", "twice weekly", "twice as
+#: prescribed"), and a word of a mistake in the same sentence. "I take my metformin
+#: twice", "should I take it twice" and "I didn't take my apixaban twice" say none.
+_REPEATED_BEFORE = re.compile(
+    rf"(?<!never\s)(?<!not\s)\b(?:took|taken|injected|swallowed|did|used|gave)\s+{_OWNER}$",
+    re.IGNORECASE,
+)
+_TWICE_AFTER = re.compile(
+    r"\s*twice\b(?!\s+(?:a|an|per|each|every|daily|weekly|monthly|nightly|as)\b)",
+    re.IGNORECASE,
+)
 _BY_MISTAKE = re.compile(
     r"\b(?:by\s+(?:mistake|accident)|accident(?:al)?l?y|mistakenly|in\s+error)\b",
     re.IGNORECASE,
 )
+_SENTENCE_END = re.compile(r"[.!?;]")
 _DOSE_WORD = re.compile(r"\b(?:doses?|amount)\b", re.IGNORECASE)
 
 #: A question about a missed or forgotten dose: "doubled up on my metformin after missing
@@ -102,7 +113,8 @@ _SAID = re.compile(r"\s*(?:overdos(?:e|age)|poisoning|intoxication|toxicity)\b",
 #: What stays with the name before the gloss: a strength, a suffix of the product's name
 #: and a dosage form ("too many Nurofen Plus 200mg tablets (Nurofen overdose)").
 _NAME_TAIL = re.compile(
-    r"(?:\s+(?:\d+(?:\.\d+)?\s*(?i:mg|mcg|micrograms?|g|ml|units?)\b|[A-Z][A-Za-z0-9-]+\b|"
+    r"(?:\s+(?:\d+(?:\.\d+)?\s*(?i:mg|mcg|micrograms?|g|ml|units?)\b|"
+    r"(?!(?i:twice)\b)[A-Z][A-Za-z0-9-]+\b|"
     r"(?i:tablets?|pills?|capsules?|caps|patch(?:es)?|injections?|doses?|jabs?|shots?|"
     r"sachets?|drops?|pens?)\b))*"
 )
@@ -150,7 +162,9 @@ def overdose_glosses(
     ``" overdose"`` right after it and reads as the condition, as "naloxone heroin
     overdose" already did: the antidote's label names the condition, not every drug that
     causes it. A-30 glosses no name that no cue of :data:`OVERDOSE_CUE` directly precedes
-    (only "his", "her", "the" ... between) or that its overdose already follows ("too
+    (only "his", "her", "the" ... between), no multiple of the dose precedes and no
+    repeat by mistake follows (A-34, A-35: "took 3 times his oxycodone dose", "injected
+    his novorapid twice by mistake"), or that its overdose already follows ("too
     much paracetamol overdose") and nothing in a question about a missed or forgotten
     dose; a gloss goes after a word a hyphen, slash or apostrophe joins to the name
     ("too much tramadol-paracetamol (tramadol overdose)").
@@ -211,7 +225,7 @@ def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name |
     cued = bool(OVERDOSE_CUE.search(before)) or bool(
         multiple and _DOSE_WORD.search(before[multiple.start() :] + text[match.end : end])
     )
-    cued = cued or bool(_TWICE_AFTER.match(text, end) and _BY_MISTAKE.search(text))
+    cued = cued or _repeated_by_mistake(text, match, end)
     said = _SAID.match(text, end)
     phrase = f"{match.surface} overdose"
     if not cued or said:
@@ -221,6 +235,18 @@ def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name |
     else:
         gloss, at = f" ({phrase})", end
     return _Name(match, cued, bool(said), at, gloss)
+
+
+def _repeated_by_mistake(text: str, match: EntityMatch, end: int) -> bool:
+    """A-35: whether ``text`` says the dose of ``match`` (its tail ending at ``end``) was
+    taken twice by mistake (``_REPEATED_BEFORE``, ``_TWICE_AFTER``, ``_BY_MISTAKE``)."""
+    before = text[max(0, match.start - _CUE_REACH) : match.start]
+    if not (_REPEATED_BEFORE.search(before) and _TWICE_AFTER.match(text, end)):
+        return False
+    starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, match.start)]
+    stop = _SENTENCE_END.search(text, end)
+    sentence = text[starts[-1] if starts else 0 : stop.start() if stop else len(text)]
+    return bool(_BY_MISTAKE.search(sentence))
 
 
 def _reversed_names(text: str, names: list[_Name], found: list[EntityMatch]) -> list[_Name]:

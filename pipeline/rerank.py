@@ -118,7 +118,8 @@ async def post_rrf_rerank(
     ``first`` instead; a structure hit (``score_parts["structure"]``, Tanimoto) takes its
     structure score: a text scorer never orders structures (A-3). The similarity is
     ``clip(fused / reachable, 0, 1)`` (A-2), ``reachable`` the largest fused score this
-    query can reach: ``w_ce + w_first``, plus ``w_entity`` when it has boost terms and
+    query can reach: ``w_ce + w_first``, plus ``w_entity`` when it has boost terms (or,
+    with ``condition_entity``, conditions a chunk of the window names: A-36) and
     ``w_sec`` when it has section cues.
 
     ``structure_only`` (a structure and nothing else): by structure score, then first
@@ -131,9 +132,11 @@ async def post_rrf_rerank(
     and its MolFormer cosine (R-T2-9); elsewhere a related drug's entity score can be
     scaled by topic (A-15) or capped for a fixed combination (A-22). A question that asks
     what reverses or treats an overdose scores the chunks that name what it reverses, the
-    class overdose it names included (A-11, A-34: ``pipeline.reversal``). Decisions:
-    ``rerank_t2_domain`` / ``general`` / ``passthrough`` / ``structure`` (``rerank_t2_*``),
-    ``rerank_member_entity_by_topic``, ``rerank_fixed_combination``."""
+    class overdose it names included (A-11, A-34: ``pipeline.reversal``). A question
+    that names only conditions scores the chunks that name them (A-36,
+    ``pipeline.scoring.condition_terms``). Decisions: ``rerank_t2_domain`` / ``general``
+    / ``passthrough`` / ``structure`` (``rerank_t2_*``), ``rerank_member_entity_by_topic``,
+    ``rerank_fixed_combination``, ``rerank_condition_entity``."""
     policy = policy or settings.policy
     text_nodes = [item for item in nodes if not item.node.is_image]
     image_nodes = [item for item in nodes if item.node.is_image]
@@ -316,9 +319,12 @@ def _fuse(
     if reversal:  # A-34: the antidote's label names the class's overdose, not the drug
         drugs, protected = reversal_subject(query, vocabulary, drugs, protected)
     # A-36: the conditions of a question with no boost terms earn the entity score alone
-    # (no topic part, no drug to cross)
-    conditions = condition_terms(query, vocabulary) if settings.condition_entity else []
-    conditions = [] if drugs else conditions
+    # (no topic part, no drug to cross; not R-T2-9's pick), where a chunk names one
+    on = settings.condition_entity and not drugs and intent.workflow != "chemical"
+    conditions = condition_terms(query, vocabulary) if on else []
+    window = settings.entity_window_chars
+    if conditions and not any(entity_match_score(i.node, conditions, window) for i in nodes):
+        conditions = []  # no chunk to earn it: the reachable score stays as it was
     # The largest fused score this query can reach: entity and section terms count only
     # when the query has drugs / section cues to match (A-2).
     # A-7: the topic part tells the named drugs' own chunks apart; it is not a vote across
@@ -365,7 +371,11 @@ def _fuse(
         if topics:
             parts["topic"] = topic
         fused.append(_with_similarity(item, final / max(reachable, 1e-9), parts, score=final))
-    taken = {"rerank_member_entity_by_topic": member_topics, "rerank_fixed_combination": caps}
+    taken = {
+        "rerank_member_entity_by_topic": member_topics,
+        "rerank_fixed_combination": caps,
+        "rerank_condition_entity": conditions,
+    }
     return fused, [decision for decision, on in taken.items() if on]
 
 

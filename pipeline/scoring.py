@@ -162,13 +162,24 @@ def boost_terms_for_query(
     return list(dict.fromkeys(related))
 
 
+#: Entity types that name a medicine (A-36: a question naming one has no condition terms).
+_MEDICINE_TYPES = frozenset({"drug", "class", "other"})
+
+
 def condition_terms(query: str, vocabulary: Vocabulary) -> list[str]:
     """A-36: the conditions (``disease`` entities) ``query`` names, each as the
-    vocabulary names it and as written, lower case, de-duplicated in order: "dapsone-induced
-    methaemoglobinaemia" -> ``["methemoglobinemia", "methaemoglobinaemia"]``."""
+    vocabulary names it and as written, lower case, de-duplicated in order: "drug-induced
+    methaemoglobinaemia, treatment" -> ``["methemoglobinemia", "methaemoglobinaemia"]``.
+    [] when it also names a medicine (a drug, a class, or one the vocabulary types
+    ``other``, such as co-codamol or insulin): the question is about that medicine, not
+    only the condition. A gene target may stand beside the condition ("CD123-directed
+    therapy for blastic plasmacytoid dendritic cell neoplasm")."""
+    found = vocabulary.find(query)
+    if any(match.entity.semantic_type in _MEDICINE_TYPES for match in found):
+        return []
     terms = [
         name.lower()
-        for match in vocabulary.find(query)
+        for match in found
         if match.entity.semantic_type == "disease"
         for name in (match.entity.canonical, match.surface)
     ]

@@ -208,10 +208,12 @@ class Tier2Settings(_Frozen):
     #: in the chemical workflow (R-T2-9 picks its nodes by entity score).
     member_entity: Literal["whole", "by_topic"] = "whole"
     #: A-36: a question that names no drug and no class or condition with related drugs
-    #: has no boost terms, so no chunk earns the entity score; with this on, the
-    #: conditions it names (``pipeline.scoring.condition_terms``) are its terms ("what
-    #: treats drug-induced methemoglobinemia": the methylene blue label names it).
-    #: ``false``: no entity score for such a question (the seed).
+    #: has no boost terms, so no chunk earns the entity score; with this on, a question
+    #: that names conditions and no medicine has them for its terms (``pipeline.scoring.
+    #: condition_terms``: "what treats drug-induced methemoglobinemia", the methylene
+    #: blue label names it), where a chunk of the window names one; not in the chemical
+    #: workflow (R-T2-9 picks by entity score). ``false``: no entity score for such a
+    #: question (the seed).
     condition_entity: bool = False
     #: Knowledge base -> ``condition_entity``, for a request whose every kb names the
     #: same choice here (``pipeline.settings_base.choice_for_scope``).

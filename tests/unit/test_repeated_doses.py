@@ -45,9 +45,18 @@ DRUG = QueryRetrievalIntent(workflow="drug_entity")
             "type 1 son got a double insulin lispro dose (insulin lispro overdose) at school",
         ),
         (
-            "was given a double dose of morphine in A&E, what reverses it",
-            "was given a double dose of morphine (morphine overdose, opioid overdose) in"
-            " A&E, what reverses it",
+            "took a double dose of morphine by accident, what reverses it",
+            "took a double dose of morphine (morphine overdose, opioid overdose) by"
+            " accident, what reverses it",
+        ),
+        # capitals are no part of the product's name
+        (
+            "I took my pradaxa TWICE by mistake",
+            "I took my pradaxa (pradaxa overdose) TWICE by mistake",
+        ),
+        (
+            "took my Eliquis Twice by mistake",
+            "took my Eliquis (Eliquis overdose) Twice by mistake",
         ),
     ],
 )
@@ -65,6 +74,17 @@ def test_a35_more_ways_to_say_an_overdose(vocabulary, question, glossed):
         "was given a double room after my morphine dose",  # "double" is no amount of it
         "is it ok to take a double dose of ibuprofen",  # asks; nothing was taken
         "got a double prescription of apixaban from two doctors",  # no dose
+        # a dose a clinician chose, or one's own prescribed double dose
+        "I was given a double dose of omeprazole by my GP for my ulcer",
+        "My dad took his double dose of furosemide as the GP said",
+        # "twice" with no verb of taking before the name, a schedule, a negation, or the
+        # mistake in another sentence
+        "I take my tramadol twice, and accidentally took an extra ibuprofen",
+        "I accidentally vomited after my levothyroxine, should I take levothyroxine twice",
+        "took my sertraline twice as prescribed, accidentally broke a tablet",
+        "took my methotrexate twice weekly, accidentally spilt it",
+        "I never took my apixaban twice by mistake",
+        "took my apixaban twice. Then I accidentally dropped the box",
     ],
 )
 def test_a35_no_overdose_read(vocabulary, question):

@@ -67,15 +67,26 @@ OVERDOSE_CUE = re.compile(
 #: and the name or in the name's tail: "I took 2x paracetamol" counts tablets. Not
 #: after "had", "used" or "given" ("had 2 times the flu vaccine", "was given 2x
 #: morphine in A&E").
-#: A-35: also "a double" after a verb of taking or getting ("took a double dose of
-#: morphine", "got a double insulin dose"), with "dose" as above; not "his double dose"
-#: (his prescribed one) nor after "had" or "given" ("was given a double dose by my GP").
+#: A-35: also "a double" after a verb of taking ("took a double dose of morphine"), with
+#: "dose" as above; not "his double dose" (his prescribed one), nor after "got", "had" or
+#: "given" ("I've got a double dose on Sundays", "was given a double dose by my GP").
 _MULTIPLE_CUE = re.compile(
     r"\b(?:(?:took|taken|swallowed|injected|chewed|downed)\s+"
     r"(?:(?:way|far|about|maybe|possibly)\s+)?"
     r"(?:double|twice|(?:[2-9]|\d{2,})\s*(?:x|times))"
-    r"|(?:took|taken|swallowed|injected|got)\s+an?\s+double)"
+    r"|(?:took|taken|swallowed|injected)\s+an?\s+double)"
     rf"\s+{_OWNER}$",
+    re.IGNORECASE,
+)
+
+#: A-35: a dose someone prescribed or advised is no overdose, whatever its size or
+#: repeat: "as prescribed", "as my GP said", "a loading dose", "my doctor told me to".
+_AS_PRESCRIBED = re.compile(
+    r"\b(?:as\s+(?:prescribed|directed|advised|instructed)|loading\s+dose|"
+    r"as\s+(?:my|the|his|her|their|our)\s+(?:gp|doctor|dr|consultant|nurse|pharmacist|"
+    r"specialist)\s+(?:said|told|advised|prescribed|wanted)|"
+    r"(?:gp|doctor|dr|consultant|nurse|pharmacist|specialist)\s+(?:told|advised|asked|"
+    r"wanted)\s+(?:me|him|her|us|them)\s+to)\b",
     re.IGNORECASE,
 )
 
@@ -86,18 +97,20 @@ _MULTIPLE_CUE = re.compile(
 #: prescribed"), and a word of a mistake in the same sentence. "I take my metformin
 #: twice", "should I take it twice" and "I didn't take my apixaban twice" say none.
 _REPEATED_BEFORE = re.compile(
-    rf"(?<!never\s)(?<!not\s)\b(?:took|taken|injected|swallowed|did|used|gave)\s+{_OWNER}$",
+    r"(?<!never\s)(?<!not\s)(?<!n't\s)(?<!n\u2019t\s)"
+    rf"\b(?:took|taken|injected|swallowed|did|used|gave|given|had)\s+{_OWNER}$",
     re.IGNORECASE,
 )
 _TWICE_AFTER = re.compile(
-    r"\s*twice\b(?!\s+(?:a|an|per|each|every|daily|weekly|monthly|nightly|as)\b)",
+    r"\s*twice\b(?!\s+(?:(?:a|an|per|each|every)\s+(?:day|week|month|year|night|morning|"
+    r"evening|fortnight)|daily|weekly|monthly|nightly|as)\b)",
     re.IGNORECASE,
 )
 _BY_MISTAKE = re.compile(
     r"\b(?:by\s+(?:mistake|accident)|accident(?:al)?l?y|mistakenly|in\s+error)\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.!?;]")
+_SENTENCE_END = re.compile(r"[!?;]|(?<!\.)\.(?!\.)")  # an ellipsis ends none
 _DOSE_WORD = re.compile(r"\b(?:doses?|amount)\b", re.IGNORECASE)
 
 #: A question about a missed or forgotten dose: "doubled up on my metformin after missing
@@ -221,11 +234,12 @@ def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name |
     before = text[max(0, match.start - _CUE_REACH) : match.start]
     end = _JOINED.match(text, _NAME_TAIL.match(text, match.end).end()).end()
     end = _NAME_TAIL.match(text, end).end()  # "oxycodone/acetaminophen 5mg tablets"
-    multiple = _MULTIPLE_CUE.search(before)
+    prescribed = bool(_AS_PRESCRIBED.search(text))
+    multiple = None if prescribed else _MULTIPLE_CUE.search(before)
     cued = bool(OVERDOSE_CUE.search(before)) or bool(
         multiple and _DOSE_WORD.search(before[multiple.start() :] + text[match.end : end])
     )
-    cued = cued or _repeated_by_mistake(text, match, end)
+    cued = cued or (not prescribed and _repeated_by_mistake(text, match, end))
     said = _SAID.match(text, end)
     phrase = f"{match.surface} overdose"
     if not cued or said:

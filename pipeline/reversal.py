@@ -62,29 +62,32 @@ def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -
     reverse, and the label terms of a class overdose: :func:`reversal_subject`) in
     ``text[:window]`` (``window`` in characters), its path blob or its
     ``primary_drugs`` (Ondexxya, whose leaflet's first lines name apixaban beside
-    andexanet alfa); else 0.0. A product whose every drug is a member of a class
-    overdose whose label terms are in ``drugs`` is on the subject too (A-35: a morphine
-    leaflet names opioid overdose as a risk of morphine, Narcan's label as what it
-    treats)."""
+    andexanet alfa); else 0.0. A chunk that names them but whose product holds a member
+    of a class overdose whose label terms are in ``drugs`` is on the subject too, 0.5
+    (A-35: a morphine leaflet names opioid overdose as a risk of morphine, Narcan's label
+    as what it treats; Percocet's ``["oxycodone", "acetaminophen"]`` holds one); a
+    chunk that names none of them stays at 0.0."""
     if not drugs:
         return 0.0
     wanted = frozenset().union(*(combination_parts(drug) for drug in drugs))
+    listed = parse_drug_list(node.metadata.get("primary_drugs"))
+    # a listed name shares a substance with the named drugs: Zubsolv's "buprenorphine"
+    # and "buprenorphine/naloxone" are both on the subject of "antidote for buprenorphine"
+    if listed and all(combination_parts(name) & wanted for name in listed):
+        return 0.5
+    if entity_match_score(node, drugs, window) <= 0:
+        return 0.0
     named = {term.lower() for term in drugs}
     classes = {
         condition
         for condition, overdose in CLASS_OVERDOSES.items()
         if named.intersection(overdose.label_terms)
     }
-    listed = parse_drug_list(node.metadata.get("primary_drugs"))
-    # a listed name shares a substance with the named drugs: Zubsolv's "buprenorphine"
-    # and "buprenorphine/naloxone" are both on the subject of "antidote for buprenorphine";
-    # A-35: so is a member of a class overdose named (a morphine leaflet, which names
-    # opioid overdose, beside an overdose of oxycodone)
-    if listed and all(
-        combination_parts(name) & wanted or class_overdose_of(name) in classes for name in listed
-    ):
+    # A-35: another member of a class overdose named (a morphine leaflet that names opioid
+    # overdose, beside an overdose of oxycodone) is on the subject, not the answer
+    if classes and any(class_overdose_of(name) in classes for name in listed):
         return 0.5
-    return 1.0 if entity_match_score(node, drugs, window) > 0 else 0.0
+    return 1.0
 
 
 def reversal_subject(

@@ -170,10 +170,11 @@ def condition_terms(query: str, vocabulary: Vocabulary) -> list[str]:
     """A-36: the conditions (``disease`` entities) ``query`` names, each as the
     vocabulary names it and as written, lower case, de-duplicated in order: "drug-induced
     methaemoglobinaemia, treatment" -> ``["methemoglobinemia", "methaemoglobinaemia"]``.
-    [] when it also names a medicine (a drug, a class, or one the vocabulary types
-    ``other``, such as co-codamol or insulin): the question is about that medicine, not
-    only the condition. A gene target may stand beside the condition ("CD123-directed
-    therapy for blastic plasmacytoid dendritic cell neoplasm")."""
+    [] when it also names a medicine (a drug, a class, or anything the vocabulary types
+    ``other``: co-codamol or insulin, and also receptors and proteins, where it keeps
+    the seed): the question is about that medicine, not only the condition. A gene
+    target may stand beside the condition ("CD123-directed therapy for blastic
+    plasmacytoid dendritic cell neoplasm")."""
     found = vocabulary.find(query)
     if any(match.entity.semantic_type in _MEDICINE_TYPES for match in found):
         return []

@@ -39,10 +39,19 @@ DRUG = QueryRetrievalIntent(workflow="drug_entity")
             "passed out after taking way too much gliclazide",
             "passed out after taking way too much gliclazide (gliclazide overdose)",
         ),
-        # "a double" after a verb of taking or getting, "dose" with it
+        # "a double" after a verb of taking, "dose" with it
         (
-            "type 1 son got a double insulin lispro dose at school",
-            "type 1 son got a double insulin lispro dose (insulin lispro overdose) at school",
+            "swallowed a double dose of apixaban, nosebleed",
+            "swallowed a double dose of apixaban (apixaban overdose), nosebleed",
+        ),
+        # no schedule after "twice", "had" and "given" with a mistake said
+        (
+            "I injected my novorapid twice a few minutes apart by mistake",
+            "I injected my novorapid (novorapid overdose) twice a few minutes apart by mistake",
+        ),
+        (
+            "he was given his apixaban twice by mistake",
+            "he was given his apixaban (apixaban overdose) twice by mistake",
         ),
         (
             "took a double dose of morphine by accident, what reverses it",
@@ -77,6 +86,10 @@ def test_a35_more_ways_to_say_an_overdose(vocabulary, question, glossed):
         # a dose a clinician chose, or one's own prescribed double dose
         "I was given a double dose of omeprazole by my GP for my ulcer",
         "My dad took his double dose of furosemide as the GP said",
+        "I took a double dose of clopidogrel as a loading dose, is bruising normal",
+        "I took a double dose of my vitamin D as my GP said, side effects?",
+        "I've got a double dose of levothyroxine on Sundays, is that normal",
+        "I took my apixaban twice by mistake? No, as prescribed",
         # "twice" with no verb of taking before the name, a schedule, a negation, or the
         # mistake in another sentence
         "I take my tramadol twice, and accidentally took an extra ibuprofen",
@@ -84,6 +97,8 @@ def test_a35_more_ways_to_say_an_overdose(vocabulary, question, glossed):
         "took my sertraline twice as prescribed, accidentally broke a tablet",
         "took my methotrexate twice weekly, accidentally spilt it",
         "I never took my apixaban twice by mistake",
+        "I haven't taken my apixaban twice by mistake, have I?",
+        "I took my apixaban twice a day by mistake instead of once",  # a schedule, read
         "took my apixaban twice. Then I accidentally dropped the box",
     ],
 )
@@ -96,6 +111,24 @@ def test_a35_a_repeated_dose_asks_no_treatment_by_itself(vocabulary):
     glossed = glossed_overdoses("accidentally took my metformin twice, what now", vocabulary)
     assert glossed == "accidentally took my metformin (metformin overdose) twice, what now"
     assert not asks_for_reversal(glossed)
+
+
+@pytest.mark.parametrize(
+    ("text", "listed", "score"),
+    [
+        # a chunk that names nothing of the question's stays at 0: a member is no floor
+        ("How to store MST Continus: below 25 C.", ["morphine"], 0.0),
+        # a combination stored as its substances holds a member
+        ("Risk of opioid overdose with Percocet.", ["oxycodone", "acetaminophen"], 0.5),
+        ("Targin: risk of opioid overdose.", ["oxycodone", "naloxone"], 0.5),
+        # the antidote is no member
+        ("Narcan for suspected opioid overdose.", ["naloxone"], 1.0),
+    ],
+)
+def test_a35_the_member_rule_caps_a_named_chunk(text, listed, score):
+    terms = ["oxycodone", "opioid overdose", "opioid overdosage"]
+    node = hit("chunk", text=text, primary_drugs=listed).node
+    assert reversal_entity_score(node, terms) == score
 
 
 def test_a35_another_member_of_the_class_is_on_the_subject():
@@ -114,6 +147,25 @@ def test_a35_another_member_of_the_class_is_on_the_subject():
     assert reversal_entity_score(narcan, terms) == 1.0
     # without the class's terms morphine is no subject of an oxycodone question
     assert reversal_entity_score(morphine, ["oxycodone"]) == 0.0
+
+
+async def test_a35_another_opioids_storage_chunk_stays_below_the_antidote(vocabulary):
+    question = "took too many oxycodone tablets, what reverses it"
+    glossed = glossed_overdoses(question, vocabulary)
+    nodes = [
+        hit(
+            "narcan-howto",
+            text="Narcan: how to give the nasal spray.",
+            primary_drugs=["naloxone"],
+        ),
+        hit("morphine-store", text="Store below 25 C.", primary_drugs=["morphine"]),
+        hit("tramadol-drive", text="Do not drive.", primary_drugs=["tramadol"]),
+    ]
+    scores = scores_by_id({"narcan-howto": 0.7, "morphine-store": 0.6, "tramadol-drive": 0.55})
+    tuned = Tier2Settings(preset="tuned")
+    after = await rerank(nodes, glossed, DRUG, vocabulary, scores, tier2=tuned)
+    assert ids(after.nodes)[0] == "narcan-howto"
+    assert all(item.score_parts["entity"] == 0.0 for item in after.nodes)
 
 
 async def test_a35_the_antidote_outranks_another_opioids_leaflet(vocabulary):

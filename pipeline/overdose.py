@@ -195,7 +195,8 @@ def overdose_glosses(
     if _MISSED.search(text):
         return []
     found = vocabulary.find(text, keep_context=True)
-    names = [name for match in found if (name := _read_name(text, match, vocabulary))]
+    prescribed = bool(_AS_PRESCRIBED.search(text))  # once per question, not per name
+    names = [name for match in found if (name := _read_name(text, match, vocabulary, prescribed))]
     glosses = [(name.end, name.gloss) for name in names if name.gloss]
     if not class_overdoses:
         return glosses
@@ -227,19 +228,22 @@ class _Name:
     gloss: str
 
 
-def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name | None:
-    """A-30's reading of one match; None for no drug or class."""
+def _read_name(
+    text: str, match: EntityMatch, vocabulary: Vocabulary, prescribed: bool
+) -> _Name | None:
+    """A-30's reading of one match; None for no drug or class. ``prescribed``: the
+    question says its dose was prescribed or advised (``_AS_PRESCRIBED``, A-35), so no
+    multiple or repeat of it is an overdose."""
     if not (match.entity.is_drug or match.entity.semantic_type == "class"):
         return None
     before = text[max(0, match.start - _CUE_REACH) : match.start]
     end = _JOINED.match(text, _NAME_TAIL.match(text, match.end).end()).end()
     end = _NAME_TAIL.match(text, end).end()  # "oxycodone/acetaminophen 5mg tablets"
-    prescribed = bool(_AS_PRESCRIBED.search(text))
     multiple = None if prescribed else _MULTIPLE_CUE.search(before)
     cued = bool(OVERDOSE_CUE.search(before)) or bool(
         multiple and _DOSE_WORD.search(before[multiple.start() :] + text[match.end : end])
     )
-    cued = cued or (not prescribed and _repeated_by_mistake(text, match, end))
+    cued = cued or (not prescribed and _repeated_by_mistake(text, before, match.start, end))
     said = _SAID.match(text, end)
     phrase = f"{match.surface} overdose"
     if not cued or said:
@@ -251,13 +255,13 @@ def _read_name(text: str, match: EntityMatch, vocabulary: Vocabulary) -> _Name |
     return _Name(match, cued, bool(said), at, gloss)
 
 
-def _repeated_by_mistake(text: str, match: EntityMatch, end: int) -> bool:
-    """A-35: whether ``text`` says the dose of ``match`` (its tail ending at ``end``) was
-    taken twice by mistake (``_REPEATED_BEFORE``, ``_TWICE_AFTER``, ``_BY_MISTAKE``)."""
-    before = text[max(0, match.start - _CUE_REACH) : match.start]
+def _repeated_by_mistake(text: str, before: str, start: int, end: int) -> bool:
+    """A-35: whether ``text`` says the dose of the name at ``[start, end)`` (``end`` after
+    its tail; ``before``, the text a cue may stand in) was taken twice by mistake
+    (``_REPEATED_BEFORE``, ``_TWICE_AFTER``, ``_BY_MISTAKE``)."""
     if not (_REPEATED_BEFORE.search(before) and _TWICE_AFTER.match(text, end)):
         return False
-    starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, match.start)]
+    starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
     stop = _SENTENCE_END.search(text, end)
     sentence = text[starts[-1] if starts else 0 : stop.start() if stop else len(text)]
     return bool(_BY_MISTAKE.search(sentence))

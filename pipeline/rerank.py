@@ -344,14 +344,14 @@ def _fuse(
     )
     fused = []
     for item, ce_value, first_value in zip(nodes, ce, first, strict=True):
-        entity = entity_score(item.node, drugs or conditions, settings.entity_window_chars)
+        entity = entity_score(item.node, drugs or conditions, window)
         entity = min(entity, caps[len(fused)]) if caps else entity
         section = section_match_score(item.node, cues, settings.summary_window_chars)
         # A-7's topic part, read before A-15 scales the entity: the named drugs' own chunks
         topic = topic_match_score(item.node, topics) if entity >= 1.0 else 0.0
         if member_topics and entity:
             entity *= topic_match_score(item.node, member_topics)
-        xdrug = cross_drug_penalty(item.node, protected, settings.entity_window_chars)
+        xdrug = cross_drug_penalty(item.node, protected, window)
         final = (
             weights.w_ce * float(ce_value)
             + weights.w_first * float(first_value)

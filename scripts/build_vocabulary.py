@@ -96,6 +96,7 @@ from pipeline.condition_names import (
 )
 from pipeline.ingest.read_drug_labels import split_local_representatives
 from pipeline.lay_condition_table import CURATED_LAY_NAMES
+from pipeline.scoring import combination_parts
 from pipeline.section_symptoms import symptom_lemmas
 from pipeline.spelling import WordSpeller
 from pipeline.spelling_variants import american_key, american_phrase
@@ -620,6 +621,39 @@ def merge_inn_spellings(drugs: dict[str, dict]) -> int:
         with_form = _WITH_DOSAGE_FORM.fullmatch(key) if row["t"] == "other" else None
         if with_form and with_form.group("drug") != key:
             merged += _merge_into(drugs, key, by_name.get(with_form.group("drug")), False)
+    return merged
+
+
+def _combination_key(name: str) -> str:
+    """The substances of a fixed combination, each as its parent's spelling key, sorted:
+    ``fluticasone furoate/vilanterol`` and ``fluticasone and vilanterol`` share one."""
+    return " / ".join(sorted({inn_spelling_key(strip_salt(p)) for p in combination_parts(name)}))
+
+
+def merge_combination_twins(drugs: dict[str, dict]) -> int:
+    """A combination row typed ``other`` ("dolutegravir/lamivudine", "fluticasone
+    furoate/vilanterol": the synonym table's slash spelling, with no identifier) whose
+    substances are those of a combination drug row ("dolutegravir and lamivudine",
+    Dovato; "fluticasone and vilanterol") merges into that row, its names (Relvar
+    Ellipta) as aliases (A-37). Typed ``other``, a question that wrote the combination
+    with a slash named no drug: no entity match, and no leaflet cue ("how many puffs of
+    Relvar Ellipta a day" cued the indications). Combinations with no such twin stay as
+    they are: without a product of those substances a slash row may be a regimen
+    ("bortezomib/dexamethasone"), which R-T2-5 would then match to no single drug's
+    leaflet. Returns the number merged."""
+    by_key = _unique_index(
+        (_combination_key(row["c"]), row)
+        for row in drugs.values()
+        if row["t"] == "drug" and len(combination_parts(row["c"])) > 1
+    )
+    merged = 0
+    for key, row in list(drugs.items()):
+        if row["t"] != "other" or "/" not in row["c"]:
+            continue
+        target = by_key.get(_combination_key(row["c"]))
+        if target is not None and target is not row:
+            _move_names(drugs.pop(key), target)
+            merged += 1
     return merged
 
 
@@ -1652,6 +1686,7 @@ def build(data: Path, out: Path) -> dict:
     brands = read_brands(data)
     drugs = read_drugs(data, brands)
     inn_spellings = merge_inn_spellings(drugs)
+    combination_twins = merge_combination_twins(drugs)
     sections = leaflet_sections(data)
     for generic, names in product_aliases(data, drugs, sections).items():
         entry = drugs.get(generic)
@@ -1728,6 +1763,7 @@ def build(data: Path, out: Path) -> dict:
         "sold_combinations_typed_drug": sold_combinations,
         "product_rows": len(products),
         "inn_spelling_rows_merged": inn_spellings,
+        "combination_twins_merged": combination_twins,
         "stored_spelling_aliases": stored_spellings,
         "rare_names_no_typo_target": rare_names,
         "condition_names": conditions,

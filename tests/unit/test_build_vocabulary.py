@@ -417,6 +417,64 @@ def test_a6_an_fda_combination_name_is_no_brand_of_one_substance(build):
     assert not build.names_another_drug("Depen", "penicillamine", vocabulary)
 
 
+def test_a37_a_slash_combination_merges_into_its_twin_drug_row(build):
+    drugs = {
+        "dolutegravir and lamivudine": {
+            "c": "dolutegravir and lamivudine", "t": "drug", "a": ["dovato"],
+        },
+        "dolutegravir/lamivudine": {
+            "c": "dolutegravir/lamivudine", "t": "other", "a": ["Dolutegravir/lamivudine"],
+        },
+        "fluticasone and vilanterol": {"c": "fluticasone and vilanterol", "t": "drug", "a": []},
+        # a salt written on one substance and the other order still name the same pair
+        "vilanterol/fluticasone furoate": {
+            "c": "vilanterol/fluticasone furoate", "t": "other", "a": ["relvar ellipta"],
+        },
+        # a regimen with no product of the pair stays as it is
+        "bortezomib/dexamethasone": {"c": "bortezomib/dexamethasone", "t": "other", "a": []},
+        "bortezomib": {"c": "bortezomib", "t": "drug", "a": []},
+        # a pair that one substance's row would swallow is no twin
+        "amlodipine/valsartan": {"c": "amlodipine/valsartan", "t": "other", "a": []},
+        "valsartan": {"c": "valsartan", "t": "drug", "a": []},
+        # two drug rows of one pair: which one is meant is unknown, so neither takes it
+        "a and b": {"c": "a and b", "t": "drug", "a": []},
+        "b, a": {"c": "b, a", "t": "drug", "a": []},
+        "a/b": {"c": "a/b", "t": "other", "a": []},
+    }
+    assert build.merge_combination_twins(drugs) == 2
+    assert "dolutegravir/lamivudine" not in drugs
+    assert drugs["dolutegravir and lamivudine"]["a"] == [
+        "dovato", "dolutegravir/lamivudine", "Dolutegravir/lamivudine",
+    ]
+    assert drugs["fluticasone and vilanterol"]["a"] == [
+        "vilanterol/fluticasone furoate", "relvar ellipta",
+    ]
+    assert {"bortezomib/dexamethasone", "amlodipine/valsartan", "a/b"} <= set(drugs)
+    assert drugs["bortezomib/dexamethasone"]["t"] == "other"
+
+
+def test_a37_the_shipped_vocabulary_reads_a_slash_combination_as_its_drug():
+    """A question that writes a marketed combination with a slash (or by the brand the
+    synonym table gave only its slash row) names that drug: the drug-entity workflow and
+    the leaflet's section cue ("how many puffs" cued the indications before)."""
+    from pipeline.intent import detect_retrieval_intent
+
+    vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
+    for text, drug, cues in [
+        ("How many puffs of Relvar Ellipta a day?", "fluticasone and vilanterol",
+         ("dosage_and_administration",)),
+        ("dolutegravir/lamivudine side effects", "dolutegravir and lamivudine",
+         ("adverse_reactions",)),
+        ("ceftolozane/tazobactam dose", "ceftolozane and tazobactam",
+         ("dosage_and_administration",)),
+    ]:
+        assert vocabulary.match_drug_entities(text) == [drug]
+        intent = detect_retrieval_intent(text, vocabulary)
+        assert (intent.workflow, intent.section_cues) == ("drug_entity", cues)
+    # a regimen with no product of its own stays no drug
+    assert vocabulary.match_drug_entities("bortezomib/dexamethasone for myeloma") == []
+
+
 def test_the_shipped_vocabulary_reads_both_drugs_of_an_fda_combination_name():
     vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
     for text, drugs in [

@@ -27,6 +27,7 @@ from pipeline.ingest.readers import read_source
 from pipeline.ingest.records import SourceRecord
 from pipeline.ingest.removal import remove_documents, remove_knowledge_base
 from pipeline.ingest.runner import IngestReport, IngestRunner
+from pipeline.schema import name_problem
 from pipeline.vocabulary import default_vocabulary
 
 if TYPE_CHECKING:
@@ -112,6 +113,18 @@ def peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
     return round(resource.getrusage(who).ru_maxrss / 1024, 1)
 
 
+def _check_kb_name(kb_name: str) -> None:
+    """Refuse, before anything is stored or removed, a kb name that ``/v1/search`` could
+    not name in ``kb_ids`` (``pipeline.schema.name_problem``).
+
+    Raises:
+        ValueError: the name is empty, too long or holds control characters.
+    """
+    problem = name_problem(kb_name)
+    if problem is not None:
+        raise ValueError(f"--kb {kb_name!r}: a kb name {problem}")
+
+
 async def ingest_sources(
     config: AppConfig,
     sources: Sequence[Path],
@@ -133,6 +146,7 @@ async def ingest_sources(
     """
     if engine not in ("inprocess", "ray"):
         raise ValueError(f"unknown engine {engine!r}; one of inprocess, ray")
+    _check_kb_name(kb_name)
     started = time.perf_counter()
     servers = EmbeddedServers(config)
     started_ray = False
@@ -205,6 +219,8 @@ async def delete_sources(
     """
     if not document_ids and kb_name is None:
         raise ValueError("give document ids, --kb, or both")
+    if kb_name is not None:
+        _check_kb_name(kb_name)
     servers = EmbeddedServers(config)
     try:  # start() inside: a kill just after it returns still stops the stores
         endpoints = servers.start()

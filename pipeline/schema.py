@@ -33,6 +33,7 @@ __all__ = [
     "SearchResponse",
     "StageTrace",
     "Workflow",
+    "name_problem",
     "parse_drug_list",
 ]
 
@@ -40,6 +41,19 @@ __all__ = [
 MAX_NAME_CHARS = 256
 
 Workflow = Literal["chemical", "regulatory", "combination", "drug_entity", "general"]
+
+
+def name_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a kb name, document id filter, tag or collection name, or
+    None when it can: 1..``MAX_NAME_CHARS`` characters of plain printable text (the names
+    reach Milvus expressions and SQL parameters). What ``SearchRequest`` accepts, and so
+    what ingest must store for a search to reach it."""
+    if not value or len(value) > MAX_NAME_CHARS:
+        return f"must have 1..{MAX_NAME_CHARS} characters"
+    if not value.isprintable():
+        return "must not contain control or format characters"
+    return None
+
 
 #: Chunk metadata keys every ingested node carries (R-ING-1).
 CHUNK_METADATA_KEYS: tuple[str, ...] = (
@@ -311,12 +325,10 @@ class SearchRequest(BaseModel):
     @field_validator("kb_ids", "document_ids", "tags", "collections")
     @classmethod
     def _check_names(cls, values: list[str] | None) -> list[str] | None:
-        # Names reach Milvus expressions and SQL parameters: plain printable text only.
         for value in values or ():
-            if not value or len(value) > MAX_NAME_CHARS:
-                raise ValueError(f"each value must have 1..{MAX_NAME_CHARS} characters")
-            if not value.isprintable():
-                raise ValueError("values must not contain control or format characters")
+            problem = name_problem(value)
+            if problem is not None:
+                raise ValueError(f"each value {problem}")
         return values
 
     def scope(self) -> ScopeFilter:

@@ -55,10 +55,20 @@ def valid_records(
 ) -> Iterator[SourceRecord]:
     """The records that pass :func:`validate_record`; each other one is appended to
     ``failures`` with its reason and, when it has one, its source URI (the file and line
-    of a JSONL row without an id)."""
+    of a JSONL row without an id). A record that repeats one already read (the same
+    document id and section index, ``SourceRecord.record_id``: two rows with one id in a
+    JSONL file) is a failure too, and the first one stays: its chunks would have the
+    same ids, and the later text would replace the earlier one unseen."""
+    seen: set[str] = set()
     for record in records:
         reason = validate_record(record)
+        if reason is None and record.record_id in seen:
+            reason = (
+                f"repeats record {record.record_id} (document id and section index) "
+                "already read; the first one is kept"
+            )
         if reason is None:
+            seen.add(record.record_id)
             yield record
         else:
             where = f" ({record.source_uri})" if record.source_uri else ""

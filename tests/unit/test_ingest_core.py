@@ -335,6 +335,27 @@ async def test_runner_twice_adds_nothing_and_reports_bad_records(vocabulary):
     assert len(store.rows["biomed_text"]) > 1
 
 
+async def test_a_repeated_record_is_a_failure_and_the_first_one_stays(tmp_path, vocabulary):
+    # Two JSONL rows with one id: both were section 0 of one document, so the second
+    # row's chunks took the first one's ids and its text replaced the first unseen.
+    source = tmp_path / "dup.jsonl"
+    rows = [
+        {"id": "d-1", "text": "First text about aspirin and bleeding."},
+        {"id": "d-2", "text": "Another document."},
+        {"id": "d-1", "text": "Second text about warfarin."},
+    ]
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    runner, store, _ = hashing_runner(vocabulary)
+    report = await runner.run(read_source(source, vocabulary, "auto"), "kb")
+    assert report.documents_seen == 2 and report.documents_written == 2
+    assert [failure.record_id for failure in report.failures] == ["d-1#0"]
+    assert "repeats record d-1#0" in report.failures[0].reason
+    assert "dup.jsonl" in report.failures[0].reason
+    stored = [node.text for node, _, _ in store.rows["biomed_text"].values()]
+    assert any("aspirin" in text for text in stored)
+    assert not any("warfarin" in text for text in stored)
+
+
 async def test_a_changed_title_namespace_or_source_is_written_again(vocabulary):
     # The content hash covered text, section titles, SMILES and tags only: a new title
     # (part of every chunk's encoded text), source URI or namespace was "unchanged".

@@ -58,3 +58,30 @@ def test_a_jsonl_row_left_out_is_named_by_its_file_and_line(tmp_path, capsys):
     assert code == 2
     assert f"no such file or folder: {missing}" in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
+
+
+def test_a_repeated_section_is_reported_for_the_streaming_engine_too():
+    failures: list[RecordFailure] = []
+    records = [section("a", 0, "First."), section("a", 0, "Second."), section("a", 1)]
+    grouped = list(stream_documents(records, failures))
+    assert [[r.text for r in recs] for _, recs in grouped] == [["First.", "Take one tablet daily."]]
+    assert [failure.record_id for failure in failures] == ["a#0"]
+
+
+@pytest.mark.parametrize("kb", ["", "tab\there", "x" * 257])
+def test_ingest_and_delete_refuse_a_kb_name_the_search_api_refuses(tmp_path, kb):
+    # The API's kb_ids refuse these (422), so what ingest stored under them could not be
+    # searched by kb; delete --kb "" removed documents and then failed on its filter.
+    import asyncio
+
+    from deployments.config import load_config
+    from deployments.ingest import delete_sources, ingest_sources
+
+    config = load_config(data_dir=tmp_path / "data")
+    source = tmp_path / "one.jsonl"
+    source.write_text('{"id": "x-1", "text": "Aspirin."}\n')
+    with pytest.raises(ValueError, match=r"--kb .*a kb name must"):
+        asyncio.run(ingest_sources(config, [source], kb, progress=False))
+    with pytest.raises(ValueError, match=r"--kb .*a kb name must"):
+        asyncio.run(delete_sources(config, [], kb))
+    assert not (tmp_path / "data").exists()  # refused before any store started

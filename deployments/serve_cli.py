@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 
 from deployments.config import DEMO_DIR, AppConfig
-from deployments.runtime.processes import sigterm_kept
+from deployments.runtime.processes import sigint_as_interrupt, sigterm_kept
 from deployments.stores import (
     EmbeddedServers,
     StoreEndpoints,
@@ -239,6 +239,11 @@ def serve(
     config.check_embeddings_route()
     # SIGTERM while starting stops what started, as Ctrl-C does: the command line runs
     # every command under deployments.runtime.processes.sigterm_as_interrupt
+    with sigint_as_interrupt():
+        return _serve(config, host, port, demo, started)
+
+
+def _serve(config: AppConfig, host: str, port: int, demo: bool | None, started: float) -> int:
     servers = EmbeddedServers(config)
     try:
         endpoints = servers.start()  # inside: a signal while one store starts stops both

@@ -27,6 +27,7 @@ __all__ = [
     "port_answers",
     "raise_interrupt",
     "read_state",
+    "sigint_as_interrupt",
     "sigterm_as_interrupt",
     "sigterm_deferred",
     "sigterm_kept",
@@ -45,17 +46,33 @@ def raise_interrupt(signum: int, frame: Any) -> None:
 
 
 @contextlib.contextmanager
-def _sigterm_handler(handler: Any) -> Iterator[bool]:
-    """``handler`` for SIGTERM within the block, the previous one after it; yields False
-    (and changes nothing) outside the main thread, where Python cannot set handlers."""
+def _signal_handler(signum: int, handler: Any) -> Iterator[bool]:
+    """``handler`` for ``signum`` within the block, the previous one after it; yields
+    False (and changes nothing) outside the main thread, where Python cannot set
+    handlers."""
     if threading.current_thread() is not threading.main_thread():
         yield False
         return
-    previous = signal.signal(signal.SIGTERM, handler)
+    previous = signal.signal(signum, handler)
     try:
         yield True
     finally:  # None: a handler not set from Python; the default is the nearest
-        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+        signal.signal(signum, signal.SIG_DFL if previous is None else previous)
+
+
+def _sigterm_handler(handler: Any) -> contextlib.AbstractContextManager[bool]:
+    return _signal_handler(signal.SIGTERM, handler)
+
+
+@contextlib.contextmanager
+def sigint_as_interrupt() -> Iterator[None]:
+    """Within the block SIGINT raises ``KeyboardInterrupt`` in the main thread, also where
+    the process was started with SIGINT ignored (a script's ``cmd &``, which POSIX shells
+    start so): ``biomed-search serve`` then stops on Ctrl-C while it starts as it does
+    once serving, where its event loop's handler has always taken SIGINT. Outside the
+    main thread it changes nothing."""
+    with _signal_handler(signal.SIGINT, raise_interrupt):
+        yield
 
 
 @contextlib.contextmanager

@@ -52,3 +52,18 @@ def test_outside_the_main_thread_nothing_changes():
     thread.start()
     thread.join()
     assert seen == [before]
+
+
+def test_sigint_interrupts_in_the_block_even_where_the_process_ignored_it():
+    # A script's `biomed-search serve &` starts with SIGINT ignored: Ctrl-C did nothing
+    # while the service started, then stopped it once serving (the event loop's handler).
+    from deployments.runtime.processes import sigint_as_interrupt
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(KeyboardInterrupt), sigint_as_interrupt():
+            os.kill(os.getpid(), signal.SIGINT)
+            raise AssertionError("not interrupted")
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # as it was found
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -50,10 +50,15 @@ def _body_limit(scope: Any) -> int | None:
 
 def _body_timeout(scope: Any) -> float | None:
     """How long a request body may take to arrive whole (then a 408 naming ``body``):
-    ``serve.request_timeout_s``, the bound a request has once its body is in; None before
-    a service is attached."""
+    ``serve.body_timeout_s`` for a JSON body (a client that sends headers and stalls
+    holds an ingress slot that long), ``serve.request_timeout_s`` for an image upload,
+    never more than ``request_timeout_s``; None before a service is attached."""
     settings = _serve_settings(scope)
-    return None if settings is None else settings.request_timeout_s
+    if settings is None:
+        return None
+    if scope["path"].rstrip("/").endswith("/v1/search/image"):
+        return settings.request_timeout_s
+    return min(settings.body_timeout_s, settings.request_timeout_s)
 
 
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})

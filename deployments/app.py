@@ -187,6 +187,7 @@ def build_application(
         max_ongoing_requests=serve.ingress_max_ongoing_requests,
         max_queued_requests=serve.ingress_max_queued_requests,
         backpressure_config={"status_code": 503, "retry_after_s": serve.retry_after_s},
+        request_router_config={"max_backoff_s": serve.router_max_backoff_s},
         ray_actor_options={"num_cpus": INGRESS_NUM_CPUS},
     ).bind(config, endpoints, encoders, cross, images)
 

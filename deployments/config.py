@@ -165,8 +165,19 @@ class ServeSettings(_Settings):
     ingress_max_ongoing_requests: int = Field(64, ge=1)
     ingress_max_queued_requests: int = Field(128, ge=-1)
     request_timeout_s: float = Field(30.0, gt=0)
+    #: How long a JSON request body may take to arrive whole (then a 408 naming ``body``);
+    #: the ingress slot it holds meanwhile serves no one (an image upload has
+    #: ``request_timeout_s``). At most ``request_timeout_s``.
+    body_timeout_s: float = Field(10.0, gt=0)
     #: Retry-After (s) on the fast 503 an overloaded ingress answers (Ray backpressure).
     retry_after_s: float = Field(1.0, ge=0)
+    #: Longest wait (s) of the proxy's router between tries to hand a queued request to an
+    #: ingress replica at its ``ingress_max_ongoing_requests`` (Ray's ``RequestRouterConfig
+    #: .max_backoff_s``, 0.5 by default). Its two routing tasks learn of a free slot only
+    #: when they try again, so at Ray's default a queue drained by about 2 requests per
+    #: 0.5 s while the replica idled: 200 concurrent requests took up to 16-20 s, against
+    #: 2.6-3.6 s at 0.05 (2 cores, demo corpus; README "Under load").
+    router_max_backoff_s: float = Field(0.05, gt=0)
     max_image_bytes: int = Field(10 * 1024 * 1024, ge=1)
     #: Largest JSON request body (bytes) on the search ingress; past it a 413 naming
     #: ``body`` before the body is parsed (an image search: ``max_image_bytes`` + 64 KiB).

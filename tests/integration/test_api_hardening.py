@@ -5,7 +5,10 @@ never sees another knowledge base's chunks."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -379,6 +382,28 @@ async def test_bodies_past_the_cap_are_413_before_they_are_parsed(client):
     assert image.status_code == 413
     fine = await client.post("/v1/search", headers=auth(), json={"query": "Tagrisso"})
     assert fine.status_code == 200  # the service answers on after refusing
+
+
+async def test_a_stalled_json_body_is_408_within_body_timeout_s(service, monkeypatch):
+    """A client that sends headers and part of a JSON body holds an ingress slot until
+    ``serve.body_timeout_s`` (10 s by default), not ``request_timeout_s`` (30 s): 200
+    such sockets made every other search a 503 for 30 s in a break-it trial."""
+    serve = service.config.serve.model_copy(update={"body_timeout_s": 0.3})
+    monkeypatch.setattr(service, "config", service.config.model_copy(update={"serve": serve}))
+
+    async def stalled() -> AsyncIterator[bytes]:
+        yield b'{"query": "Tag'
+        await asyncio.sleep(60)
+        yield b'risso"}'
+
+    async with app_client(service) as fresh:
+        started = time.monotonic()
+        answer = await fresh.post(
+            "/v1/search", headers={**auth(), "content-type": "application/json"}, content=stalled()
+        )
+    assert answer.status_code == 408
+    assert answer.json()["fields"] == [{"field": "body", "message": "not received within 0.3 s"}]
+    assert time.monotonic() - started < 10  # not the 30 s request deadline
 
 
 async def test_openapi_and_probes(client):

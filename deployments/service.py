@@ -229,7 +229,44 @@ class SearchService:
         unseen = [name for name in named_kbs if name not in {c.kb_id for c in response.chunks}]
         if unseen:
             response.warnings.extend(await self._empty_kb_warnings(unseen, deadline))
+        if not response.total:
+            response.warnings.extend(await self._missing_collection_warnings(request, response))
         return response
+
+    async def _missing_collection_warnings(
+        self, request: SearchRequest, response: SearchResponse
+    ) -> list[str]:
+        """A warning naming the searched collections that do not exist in the store, asked
+        only when nothing was found: a request for another ``namespace`` is routed to the
+        general default collection (R-RT-1), which a drug-label service may never have
+        created, and ``collections: ["general_text"]`` was on no route (nothing searched);
+        both answered an empty page that said nothing. None when the store cannot say."""
+        searched = list(dict.fromkeys(plan.collection for plan in response.route))
+        if not searched and request.collections:
+            names = ", ".join(repr(name) for name in request.collections)
+            return [
+                f"collections: none of {names} is on this question's route, so nothing was "
+                "searched; leave collections out to search as routed"
+            ]
+        try:
+            missing = [name for name in searched if not await self._store.has_collection(name)]
+        except BackendUnavailable:
+            return []
+        if not missing:
+            return []
+        other = request.namespace != self.config.pipeline.namespace
+        field = "namespace" if other and request.collections is None else "collections"
+        why = (
+            f" (namespace {request.namespace!r} is not this service's "
+            f"{self.config.pipeline.namespace!r}: R-RT-1 routes it to the general default "
+            "route)"
+            if other
+            else ""
+        )
+        return [
+            f"{field}: searched {', '.join(repr(name) for name in missing)}, which this "
+            f"service has not created{why}"
+        ]
 
     async def _empty_kb_warnings(self, kb_names: list[str], deadline: float) -> list[str]:
         """A warning naming the ``kb_ids`` values with no registered document (a misspelt

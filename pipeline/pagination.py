@@ -43,6 +43,7 @@ __all__ = [
     "relevance",
     "rerank_window",
     "rerank_window_size",
+    "threshold_warnings",
 ]
 
 
@@ -203,4 +204,19 @@ def assemble_response(
         intent=context.intent,
         route=list(decision.plans),
         trace=trace,
+        warnings=threshold_warnings(page.total, page.dropped_by_threshold, threshold),
     )
+
+
+def threshold_warnings(total: int, dropped: int, threshold: float) -> list[str]:
+    """A warning naming ``similarity_threshold`` when it left nothing: ``dropped``
+    candidates scored below ``threshold`` and ``total`` is 0 ("c1ccccc1" on the demo
+    corpus: 45 compounds, none within Tanimoto 0.2 of benzene, and an empty answer that
+    said nothing). None when something passed or nothing was found (R-REQ-4's threshold,
+    A-1)."""
+    if total or not dropped:
+        return []
+    return [
+        f"similarity_threshold: all {dropped} candidates scored below {threshold:g}; "
+        "a lower threshold returns them"
+    ]

@@ -250,6 +250,26 @@ async def test_asking_for_another_kb_is_403(client):
     assert "beta" in response.json()["message"]
 
 
+async def test_a_search_of_a_collection_never_created_says_so(client):
+    """Another namespace is routed to the general default collection (R-RT-1), which this
+    service never created: an empty page that said nothing in a break-it trial."""
+    other = await post(client, {"query": "Tagrisso side effects", "namespace": "Biomed"})
+    assert other.status_code == 200 and other.json()["total"] == 0
+    assert [w for w in other.json()["warnings"] if w.startswith("namespace:")] == [
+        "namespace: searched 'general_text', which this service has not created (namespace "
+        "'Biomed' is not this service's 'biomed': R-RT-1 routes it to the general default "
+        "route)"
+    ]
+    named = await post(client, {"query": "Tagrisso side effects", "collections": ["general_text"]})
+    assert named.status_code == 200 and named.json()["total"] == 0
+    assert named.json()["warnings"] == [
+        "collections: none of 'general_text' is on this question's route, so nothing was "
+        "searched; leave collections out to search as routed"
+    ]
+    found = await post(client, {"query": "Tagrisso side effects"})
+    assert found.json()["total"] > 0 and found.json()["warnings"] == []
+
+
 async def test_a_kb_with_no_documents_is_named_in_the_warnings(client):
     """An unknown (or not yet ingested) kb answers 200 with nothing, and says which; so
     it does beside one that answers."""

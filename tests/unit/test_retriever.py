@@ -232,6 +232,16 @@ async def test_a2_threshold_drops_low_similarity(stores, vocabulary):
     assert any(chunk.similarity < 0.6 for chunk in loose.chunks)
 
 
+async def test_a_threshold_that_leaves_nothing_says_so(stores, vocabulary):
+    retriever = make_retriever(stores, vocabulary)
+    empty = await retriever.search(SearchRequest(query="lung problems", similarity_threshold=1.0))
+    assert empty.total == 0 and not empty.chunks
+    assert len(empty.warnings) == 1 and empty.warnings[0].startswith("similarity_threshold:")
+    assert "below 1" in empty.warnings[0]
+    loose = await retriever.search(SearchRequest(query="lung problems", similarity_threshold=0.0))
+    assert loose.total and loose.warnings == []
+
+
 async def test_kb_scope_restricts_results(stores, vocabulary):
     retriever = make_retriever(stores, vocabulary)
     response = await retriever.search(

@@ -9,12 +9,12 @@ merges a user file over the profile, key by key.
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SecretStr, model_validator
 
+from deployments.auth_config import ApiKey, AuthSettings
 from deployments.call_coalescing import MergeSettings
 from models.specs import ModelProfile
 from pipeline.settings import PipelineSettings, deep_merge, load_yaml
@@ -232,32 +232,6 @@ class ServeSettings(_Settings):
         if base and isinstance(scaling, dict):  # key by key; null keeps null
             fields["autoscaling_config"] = {**base, **scaling}
         return DeploymentSettings.model_validate(fields)
-
-
-class ApiKey(_Settings):
-    """One bearer token and the knowledge bases it may read (``*`` = all). ``admin``
-    keys may also read the operational endpoint ``GET /v1/stats`` and see
-    ``GET /v1/collections`` row counts of every knowledge base."""
-
-    name: str
-    key: SecretStr | None = None
-    key_env: str | None = None
-    kb_ids: tuple[str, ...] = ("*",)
-    admin: bool = False
-
-    def secret(self) -> str | None:
-        """The token: ``key``, else the value of environment variable ``key_env``."""
-        if self.key is not None:
-            return self.key.get_secret_value()
-        if self.key_env:
-            return os.environ.get(self.key_env) or None
-        return None
-
-
-class AuthSettings(_Settings):
-    """Optional API keys; with none configured the service is open (local use)."""
-
-    api_keys: tuple[ApiKey, ...] = ()
 
 
 class AppConfig(_Settings):

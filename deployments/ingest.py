@@ -27,7 +27,7 @@ from pipeline.ingest.readers import read_source
 from pipeline.ingest.records import SourceRecord
 from pipeline.ingest.removal import remove_documents, remove_knowledge_base
 from pipeline.ingest.runner import IngestReport, IngestRunner
-from pipeline.schema import name_problem
+from pipeline.scope_names import name_problem
 from pipeline.vocabulary import default_vocabulary
 
 if TYPE_CHECKING:
@@ -141,8 +141,7 @@ async def ingest_sources(
     peak memory (this process; for ``ray`` also each encoder actor's).
 
     Raises:
-        ValueError: an unknown engine, or (``ray``) a source whose documents' sections
-            are not together.
+        ValueError: an unknown engine, or a kb name ``/v1/search`` could not name.
     """
     if engine not in ("inprocess", "ray"):
         raise ValueError(f"unknown engine {engine!r}; one of inprocess, ray")

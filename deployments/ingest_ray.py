@@ -309,7 +309,6 @@ async def ingest_ray(
     are registered under ``namespace`` (default: ``config.pipeline.namespace``).
 
     Raises:
-        ValueError: a document's sections are not together in the source.
         pipeline.errors.BackendUnavailable: a store does not answer (registered documents
             stay; a re-run resumes).
         ray.exceptions.RayTaskError: an encoder batch failed (likewise resumable).

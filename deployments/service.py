@@ -230,17 +230,21 @@ class SearchService:
         if unseen:
             response.warnings.extend(await self._empty_kb_warnings(unseen, deadline))
         if not response.total:
-            response.warnings.extend(await self._missing_collection_warnings(request, response))
+            response.warnings.extend(
+                await self._missing_collection_warnings(request, response, deadline)
+            )
         return response
 
     async def _missing_collection_warnings(
-        self, request: SearchRequest, response: SearchResponse
+        self, request: SearchRequest, response: SearchResponse, deadline: float
     ) -> list[str]:
         """A warning naming the searched collections that do not exist in the store, asked
         only when nothing was found: a request for another ``namespace`` is routed to the
         general default collection (R-RT-1), which a drug-label service may never have
         created, and ``collections: ["general_text"]`` was on no route (nothing searched);
-        both answered an empty page that said nothing. None when the store cannot say."""
+        both answered an empty page that said nothing. None when the store cannot say
+        before the request's ``deadline`` (``time.monotonic()`` s): the search itself
+        succeeded."""
         searched = list(dict.fromkeys(plan.collection for plan in response.route))
         if not searched and request.collections:
             names = ", ".join(repr(name) for name in request.collections)
@@ -248,10 +252,16 @@ class SearchService:
                 f"collections: none of {names} is on this question's route, so nothing was "
                 "searched; leave collections out to search as routed"
             ]
-        try:
-            missing = [name for name in searched if not await self._store.has_collection(name)]
-        except BackendUnavailable:
+        left_s = deadline - time.monotonic()
+        if left_s <= 0:
             return []
+        try:
+            exists = await asyncio.wait_for(
+                asyncio.gather(*(self._store.has_collection(name) for name in searched)), left_s
+            )
+        except (BackendUnavailable, TimeoutError, ValueError):
+            return []
+        missing = [name for name, there in zip(searched, exists, strict=True) if not there]
         if not missing:
             return []
         other = request.namespace != self.config.pipeline.namespace

@@ -16,6 +16,8 @@ from pydantic import (
     field_validator,
 )
 
+from pipeline.scope_names import name_problem
+
 __all__ = [
     "CHUNK_METADATA_KEYS",
     "Chunk",
@@ -33,27 +35,10 @@ __all__ = [
     "SearchResponse",
     "StageTrace",
     "Workflow",
-    "name_problem",
     "parse_drug_list",
 ]
 
-#: Longest kb name, document id, tag or collection name a request may carry (characters).
-MAX_NAME_CHARS = 256
-
 Workflow = Literal["chemical", "regulatory", "combination", "drug_entity", "general"]
-
-
-def name_problem(value: str) -> str | None:
-    """Why ``value`` cannot be a kb name, document id filter, tag or collection name, or
-    None when it can: 1..``MAX_NAME_CHARS`` characters of plain printable text (the names
-    reach Milvus expressions and SQL parameters). What ``SearchRequest`` accepts, and so
-    what ingest must store for a search to reach it."""
-    if not value or len(value) > MAX_NAME_CHARS:
-        return f"must have 1..{MAX_NAME_CHARS} characters"
-    if not value.isprintable():
-        return "must not contain control or format characters"
-    return None
-
 
 #: Chunk metadata keys every ingested node carries (R-ING-1).
 CHUNK_METADATA_KEYS: tuple[str, ...] = (

@@ -66,12 +66,14 @@ def _sigterm_handler(handler: Any) -> contextlib.AbstractContextManager[bool]:
 
 @contextlib.contextmanager
 def sigint_as_interrupt() -> Iterator[None]:
-    """Within the block SIGINT raises ``KeyboardInterrupt`` in the main thread, also where
+    """Within the block SIGINT has Python's own handler (``KeyboardInterrupt``), also where
     the process was started with SIGINT ignored (a script's ``cmd &``, which POSIX shells
     start so): ``biomed-search serve`` then stops on Ctrl-C while it starts as it does
-    once serving, where its event loop's handler has always taken SIGINT. Outside the
-    main thread it changes nothing."""
-    with _signal_handler(signal.SIGINT, raise_interrupt):
+    once serving, where its event loop's handler has always taken SIGINT. Python's own,
+    not :func:`raise_interrupt`: ``asyncio.run`` (the demo ingest) takes SIGINT over only
+    from it, and then cancels its task at the next ``await`` instead of cutting a
+    synchronous step in half. Outside the main thread it changes nothing."""
+    with _signal_handler(signal.SIGINT, signal.default_int_handler):
         yield
 
 

@@ -55,20 +55,32 @@ def valid_records(
 ) -> Iterator[SourceRecord]:
     """The records that pass :func:`validate_record`; each other one is appended to
     ``failures`` with its reason and, when it has one, its source URI (the file and line
-    of a JSONL row without an id). A record that repeats one already read (the same
-    document id and section index, ``SourceRecord.record_id``: two rows with one id in a
-    JSONL file) is a failure too, and the first one stays: its chunks would have the
-    same ids, and the later text would replace the earlier one unseen."""
+    of a JSONL row without an id).
+
+    A document comes once: every reader here yields a document's sections together, its
+    section indexes rising (one JSONL row, one Markdown file, one product's leaflet). So
+    a run of records that starts over (another document id came between, or the index
+    does not rise) and names a document id already read is that document again (two
+    JSONL rows with one id, one file given twice, the same id in two files): each of its
+    records is a failure, and the first occurrence stays. Merged, its sections took the
+    first one's chunk ids, and its text replaced the first's unseen. Only the document
+    ids read so far are kept."""
     seen: set[str] = set()
+    current, last_index, repeated = None, -1, False
     for record in records:
         reason = validate_record(record)
-        if reason is None and record.record_id in seen:
-            reason = (
-                f"repeats record {record.record_id} (document id and section index) "
-                "already read; the first one is kept"
-            )
         if reason is None:
-            seen.add(record.record_id)
+            if record.document_id != current or record.section_index <= last_index:
+                if current is not None:
+                    seen.add(current)
+                current, repeated = record.document_id, record.document_id in seen
+            last_index = record.section_index
+            if repeated:
+                reason = (
+                    f"repeats document {record.document_id}, already read earlier in the "
+                    "source; the first one is kept"
+                )
+        if reason is None:
             yield record
         else:
             where = f" ({record.source_uri})" if record.source_uri else ""
@@ -78,29 +90,15 @@ def valid_records(
 def stream_documents(
     records: Iterable[SourceRecord], failures: list[RecordFailure]
 ) -> Iterator[tuple[str, list[SourceRecord]]]:
-    """``(document id, its valid records)`` as the records stream by (invalid ones go to
-    ``failures``). A document's sections must come together, as every reader here
-    writes them; only the ids seen so far are kept.
-
-    Raises:
-        ValueError: a document's sections are split by another document's (the message
-            names it; the in-process engine, which holds the whole source, takes such a
-            source).
-    """
-    seen: set[str] = set()
+    """``(document id, its valid records)`` as the records stream by (invalid ones, and
+    a document's later occurrences, go to ``failures``: :func:`valid_records`)."""
     current: list[SourceRecord] = []
     for record in valid_records(records, failures):
         if current and record.document_id == current[0].document_id:
             current.append(record)
             continue
-        if record.document_id in seen:
-            raise ValueError(
-                f"document {record.document_id!r}: its sections are not together in the "
-                "source; sort the source by document or use --engine inprocess"
-            )
         if current:
             yield current[0].document_id, current
-        seen.add(record.document_id)
         current = [record]
     if current:
         yield current[0].document_id, current

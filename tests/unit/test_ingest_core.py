@@ -349,7 +349,7 @@ async def test_a_repeated_record_is_a_failure_and_the_first_one_stays(tmp_path, 
     report = await runner.run(read_source(source, vocabulary, "auto"), "kb")
     assert report.documents_seen == 2 and report.documents_written == 2
     assert [failure.record_id for failure in report.failures] == ["d-1#0"]
-    assert "repeats record d-1#0" in report.failures[0].reason
+    assert "repeats document d-1" in report.failures[0].reason
     assert "dup.jsonl" in report.failures[0].reason
     stored = [node.text for node, _, _ in store.rows["biomed_text"].values()]
     assert any("aspirin" in text for text in stored)

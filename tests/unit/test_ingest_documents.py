@@ -31,10 +31,15 @@ def test_invalid_records_are_reported_and_left_out():
     assert failures == [RecordFailure("a#1", "empty text")]
 
 
-def test_a_document_split_by_another_is_an_error_naming_it():
-    records = [section("a", 0), section("b", 0), section("a", 1)]
-    with pytest.raises(ValueError, match=r"document 'a'.*not together"):
-        list(stream_documents(records, []))
+def test_a_document_that_comes_again_later_is_reported_and_left_out():
+    # no reader splits a document: a later run of its id is that document again (one id
+    # in two JSONL rows or two files), whose sections would join the first one's
+    failures: list[RecordFailure] = []
+    records = [section("a", 0), section("b", 0), section("a", 0, "Again."), section("a", 1)]
+    grouped = list(stream_documents(records, failures))
+    assert [(doc_id, len(recs)) for doc_id, recs in grouped] == [("a", 1), ("b", 1)]
+    assert [failure.record_id for failure in failures] == ["a#0", "a#1"]
+    assert all("repeats document a" in failure.reason for failure in failures)
 
 
 def test_a_jsonl_row_left_out_is_named_by_its_file_and_line(tmp_path, capsys):
@@ -60,12 +65,14 @@ def test_a_jsonl_row_left_out_is_named_by_its_file_and_line(tmp_path, capsys):
     assert not (tmp_path / "d").exists()
 
 
-def test_a_repeated_section_is_reported_for_the_streaming_engine_too():
+def test_a_document_repeated_right_after_itself_is_reported_whole():
+    # two rows with one id, one after the other: the index starts over; the second
+    # row's every section is left out, not only those whose index the first one had
     failures: list[RecordFailure] = []
     records = [section("a", 0, "First."), section("a", 0, "Second."), section("a", 1)]
     grouped = list(stream_documents(records, failures))
-    assert [[r.text for r in recs] for _, recs in grouped] == [["First.", "Take one tablet daily."]]
-    assert [failure.record_id for failure in failures] == ["a#0"]
+    assert [[r.text for r in recs] for _, recs in grouped] == [["First."]]
+    assert [failure.record_id for failure in failures] == ["a#0", "a#1"]
 
 
 @pytest.mark.parametrize("kb", ["", "tab\there", "x" * 257])

@@ -116,9 +116,10 @@ def test_a_combination_written_either_way_is_one_drug():
     assert drug_key("Glecaprevir/Pibrentasvir") == "glecaprevir / pibrentasvir"
     assert drug_key("pibrentasvir and glecaprevir") == "glecaprevir / pibrentasvir"
     assert drug_key("Osimertinib") == "osimertinib"
-    # The vocabulary reads Maviret as "glecaprevir/pibrentasvir"; its leaflet's own drug
-    # is "glecaprevir and pibrentasvir". A leaflet that lists the combination only among
-    # its interactions is another product.
+    # A question may write "glecaprevir/pibrentasvir" (the vocabulary reads Maviret as
+    # "glecaprevir and pibrentasvir" since A-37); its leaflet's own drug is "glecaprevir
+    # and pibrentasvir". A leaflet that lists the combination only among its interactions
+    # is another product.
     maviret = Node(
         node_id="maviret",
         text="Like all medicines, this medicine can cause side effects.",

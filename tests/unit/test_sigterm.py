@@ -62,6 +62,8 @@ def test_sigint_interrupts_in_the_block_even_where_the_process_ignored_it():
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         with pytest.raises(KeyboardInterrupt), sigint_as_interrupt():
+            # Python's own handler: asyncio.run takes SIGINT over only from it
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
             os.kill(os.getpid(), signal.SIGINT)
             raise AssertionError("not interrupted")
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # as it was found

@@ -12,11 +12,12 @@ import re
 from collections.abc import Sequence
 from itertools import accumulate
 
+from pipeline.brand_products import brand_entity_caps
 from pipeline.schema import NodeWithScore, parse_drug_list
 from pipeline.scoring import combination_parts, drug_key, primary_drug_names
 from pipeline.vocabulary import Vocabulary
 
-__all__ = ["COMPARISON_CUE", "combination_entity_caps", "cover_named_drugs"]
+__all__ = ["COMPARISON_CUE", "combination_entity_caps", "cover_named_drugs", "entity_caps"]
 
 #: Words of a question that weighs drugs against each other or asks whether they mix:
 #: each drug's own chunks answer it, not a product of both ("can I take X and Y
@@ -75,6 +76,23 @@ def combination_entity_caps(
         for item in nodes
     ]
     return [1.0 if covers else 0.75 for covers in whole] if any(whole) else None
+
+
+def entity_caps(
+    nodes: Sequence[NodeWithScore],
+    query: str,
+    vocabulary: Vocabulary,
+    fixed_combinations: bool,
+    brand_products: bool,
+) -> tuple[list[float] | None, list[float] | None, list[float] | None]:
+    """Tier-2's entity caps per node: A-22's (``combination_entity_caps``, when
+    ``fixed_combinations``), A-38's (``pipeline.brand_products.brand_entity_caps``, when
+    ``brand_products``) and, per node, the lower of the two; None where none applies."""
+    combination = combination_entity_caps(nodes, query, vocabulary) if fixed_combinations else None
+    brand = brand_entity_caps(nodes, query, vocabulary) if brand_products else None
+    given = [caps for caps in (combination, brand) if caps is not None]
+    lowest = [min(values) for values in zip(*given, strict=True)] if given else None
+    return combination, brand, lowest
 
 
 def cover_named_drugs(ranked: list[NodeWithScore], named: Sequence[str]) -> list[NodeWithScore]:

@@ -11,7 +11,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from pipeline.drug_coverage import combination_entity_caps, cover_named_drugs
+from pipeline.drug_coverage import cover_named_drugs, entity_caps
 from pipeline.reversal import asks_for_reversal, reversal_entity_score, reversal_subject
 from pipeline.schema import NodeWithScore, QueryRetrievalIntent
 from pipeline.scoring import (
@@ -333,8 +333,9 @@ def _fuse(
     by_topic = settings.member_entity == "by_topic" and drugs and not reversal
     by_topic = by_topic and intent.workflow != "chemical"  # R-T2-9 picks by entity > 0
     member_topics = member_topic_terms(query, vocabulary) if by_topic else []
-    caps = settings.fixed_combinations and not reversal
-    caps = combination_entity_caps(nodes, query, vocabulary) if caps else None
+    fixed, brand = settings.fixed_combinations, settings.brand_products
+    caps, brands, limits = entity_caps(
+        nodes, query, vocabulary, fixed and not reversal, brand and not reversal)
     reachable = (
         weights.w_ce
         + weights.w_first
@@ -345,7 +346,7 @@ def _fuse(
     fused = []
     for item, ce_value, first_value in zip(nodes, ce, first, strict=True):
         entity = entity_score(item.node, drugs or conditions, window)
-        entity = min(entity, caps[len(fused)]) if caps else entity
+        entity = min(entity, limits[len(fused)]) if limits else entity
         section = section_match_score(item.node, cues, settings.summary_window_chars)
         # A-7's topic part, read before A-15 scales the entity: the named drugs' own chunks
         topic = topic_match_score(item.node, topics) if entity >= 1.0 else 0.0
@@ -374,6 +375,7 @@ def _fuse(
     taken = {
         "rerank_member_entity_by_topic": member_topics,
         "rerank_fixed_combination": caps,
+        "rerank_brand_product": brands,
         "rerank_condition_entity": conditions,
     }
     return fused, [decision for decision, on in taken.items() if on]

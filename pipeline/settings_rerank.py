@@ -235,6 +235,10 @@ class Tier2Settings(_Frozen):
     #: (no comparison, no "can I take X with Y") caps every other chunk's entity score at
     #: 0.75 (``pipeline.drug_coverage.combination_entity_caps``); ``false``: R-T2-5.
     fixed_combinations: bool = True
+    #: A-38: a question that names a product by its brand, where a chunk of the window is
+    #: that product's, caps the other products of its substance at entity 0.75
+    #: (``pipeline.brand_products.brand_entity_caps``); ``false``: R-T2-5.
+    brand_products: bool = True
     max_candidates: int = Field(128, ge=1, description="cap on pairs sent to the cross-encoder")
 
     @model_validator(mode="before")

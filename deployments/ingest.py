@@ -115,7 +115,7 @@ def peak_rss_mib(who: int = resource.RUSAGE_SELF) -> float:
 
 def _check_kb_name(kb_name: str) -> None:
     """Refuse, before anything is stored or removed, a kb name that ``/v1/search`` could
-    not name in ``kb_ids`` (``pipeline.schema.name_problem``).
+    not name in ``kb_ids`` (``pipeline.scope_names.name_problem``).
 
     Raises:
         ValueError: the name is empty, too long or holds control characters.

@@ -14,7 +14,7 @@ from itertools import accumulate
 
 from pipeline.brand_products import brand_entity_caps
 from pipeline.schema import NodeWithScore, parse_drug_list
-from pipeline.scoring import combination_parts, drug_key, primary_drug_names
+from pipeline.scoring import drug_key, primary_drug_names, substances_of
 from pipeline.vocabulary import Vocabulary
 
 __all__ = ["COMPARISON_CUE", "combination_entity_caps", "cover_named_drugs", "entity_caps"]
@@ -30,19 +30,6 @@ COMPARISON_CUE = re.compile(
     r"(?:take|have|use|give|combine)\b[^.?!]*?\b(?:with|and|together))\b",
     re.IGNORECASE,
 )
-
-
-def _substances(names: Sequence[str], vocabulary: Vocabulary) -> frozenset[str]:
-    # each substance by its canonical name: Trimbow's "beclometasone" is beclomethasone,
-    # a brand ("Paxlovid") its combination's substances
-    parts = frozenset().union(*(combination_parts(name) for name in names))
-    return frozenset().union(
-        *(
-            combination_parts(canonical)
-            for part in parts
-            for canonical in (vocabulary.match_drug_entities(part, correct_typos=False) or [part])
-        )
-    )
 
 
 def combination_entity_caps(
@@ -64,13 +51,13 @@ def combination_entity_caps(
     leaflet before Norvir's; for "apixaban and rivaroxaban dosing", Ondexxya (andexanet
     alfa, which reverses both) is no product of the two.
     """
-    named = [_substances([drug], vocabulary) for drug in vocabulary.match_drug_entities(query)]
+    named = [substances_of([drug], vocabulary) for drug in vocabulary.match_drug_entities(query)]
     wanted = frozenset().union(*named)
     if len(wanted) < 2 or sum(map(len, named)) > len(wanted) or COMPARISON_CUE.search(query):
         return None  # "Paxlovid and Norvir" names a part beside its combination
     whole = [
         any(
-            _substances([name], vocabulary) == wanted
+            substances_of([name], vocabulary) == wanted
             for name in parse_drug_list(item.node.metadata.get("primary_drugs"))
         )
         for item in nodes

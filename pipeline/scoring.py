@@ -30,6 +30,7 @@ __all__ = [
     "protected_drugs",
     "section_match_score",
     "set_aside_sections",
+    "substances_of",
     "topic_match_score",
     "topic_terms",
     "without_sections",
@@ -54,6 +55,20 @@ def combination_parts(name: str) -> frozenset[str]:
     single substance (``epoetin alfa,`` -> ``{"epoetin alfa"}``)."""
     parts = (part.strip(" ,;.") for part in _COMBINATION_SPLIT.split(name.lower()))
     return frozenset(part for part in parts if part)
+
+
+def substances_of(names: Sequence[str], vocabulary: Vocabulary) -> frozenset[str]:
+    """The substances of drug ``names``, each by the vocabulary's canonical name, lower
+    case: Trimbow's "beclometasone" is beclomethasone, a brand ("Paxlovid") its
+    combination's substances, a name the vocabulary does not know itself."""
+    parts = frozenset().union(*(combination_parts(name) for name in names))
+    return frozenset().union(
+        *(
+            combination_parts(canonical)
+            for part in parts
+            for canonical in (vocabulary.match_drug_entities(part, correct_typos=False) or [part])
+        )
+    )
 
 
 def drug_key(name: str) -> str:

@@ -129,10 +129,17 @@ def brand_entity_caps(
     query_key = match_key(query)
     own = {brand: _own_titles(brand, window, query_key) for brand in brands}
     substances = frozenset().union(*(brands[brand] for brand, found in own.items() if found))
+    if not substances:  # no named brand has a chunk of its own here
+        return None
     owned = set().union(*own.values())
+    read: dict[tuple[str, ...], bool] = {}  # a document's chunks share their primary drugs
     caps = []
     for item, found, is_product in zip(nodes, titles, products, strict=True):
-        drugs = parse_drug_list(item.node.metadata.get("primary_drugs"))
-        shared = is_product and bool(substances_of(drugs, vocabulary) & substances)
-        caps.append(0.75 if is_product and shared and not found & owned else 1.0)
+        shared = False
+        if is_product and not found & owned:
+            drugs = tuple(parse_drug_list(item.node.metadata.get("primary_drugs")))
+            if drugs not in read:
+                read[drugs] = bool(substances_of(drugs, vocabulary) & substances)
+            shared = read[drugs]
+        caps.append(0.75 if shared else 1.0)
     return caps if min(caps, default=1.0) < 1.0 else None

@@ -29,6 +29,7 @@ from biomed_search.client import (
 )
 from deployments.config import load_config
 from deployments.serve_cli import wait_ready
+from tests.support.budgets import SLOW_MACHINE_BUDGETS
 from tests.support.slices import ingest_slice
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -66,6 +67,7 @@ def config(tmp_path_factory):
             "stores": {"collection_prefix": "adapters_"},
             "auth": {"api_keys": [{"name": "adapters", "key": KEY, "kb_ids": ["demo"]}]},
             "serve": {"encoder": {"num_cpus": 0.5}},
+            "pipeline": {"budgets": SLOW_MACHINE_BUDGETS},  # paths, not speed
         },
     )
 

@@ -17,6 +17,7 @@ from deployments.config import config_from_data, load_config_data
 from deployments.inprocess import local_model_ports
 from deployments.service import Principal, SearchService
 from pipeline.errors import Forbidden
+from tests.support.budgets import SLOW_MACHINE_BUDGETS
 from tests.support.http import app_client
 from tests.support.slices import ingest_slice
 
@@ -41,7 +42,11 @@ def config_data(tmp_path_factory):
     return load_config_data(
         "default",
         data_dir=tmp_path_factory.mktemp("scoping"),
-        overrides={"stores": {"collection_prefix": "scope_"}, "auth": {"api_keys": KEYS}},
+        overrides={
+            "stores": {"collection_prefix": "scope_"},
+            "auth": {"api_keys": KEYS},
+            "pipeline": {"budgets": SLOW_MACHINE_BUDGETS},  # paths, not speed
+        },
     )
 
 

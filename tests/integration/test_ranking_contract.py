@@ -10,6 +10,7 @@ import pytest
 from deployments.config import config_from_data, load_config_data
 from deployments.inprocess import local_model_ports
 from deployments.service import SearchService
+from tests.support.budgets import SLOW_MACHINE_BUDGETS
 from tests.support.http import app_client
 from tests.support.slices import DEFAULT_PRODUCTS, ingest_slice
 
@@ -81,7 +82,10 @@ def config_data(tmp_path_factory):
     return load_config_data(
         "default",
         data_dir=tmp_path_factory.mktemp("ranking"),
-        overrides={"stores": {"collection_prefix": "rank_"}},
+        overrides={
+            "stores": {"collection_prefix": "rank_"},
+            "pipeline": {"budgets": SLOW_MACHINE_BUDGETS},  # paths, not speed
+        },
     )
 
 

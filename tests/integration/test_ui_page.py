@@ -26,6 +26,7 @@ import pytest
 
 from deployments.config import load_config
 from deployments.serve_cli import wait_ready
+from tests.support.budgets import SLOW_MACHINE_BUDGETS
 from tests.support.slices import ingest_slice
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -96,7 +97,7 @@ def config(tmp_path_factory):
             "stores": {"collection_prefix": "uipage_"},
             "auth": {"api_keys": [{"name": "ui", "key": KEY, "kb_ids": ["*"]}]},
             # the supplement reports the query's drug terms (shown as detected entities)
-            "pipeline": {"stages": {"supplement": True}},
+            "pipeline": {"stages": {"supplement": True}, "budgets": SLOW_MACHINE_BUDGETS},
             "serve": {"encoder": {"num_cpus": 0.5}},
         },
     )

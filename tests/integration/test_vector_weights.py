@@ -16,6 +16,7 @@ from deployments.inprocess import local_model_ports
 from deployments.service import Principal, SearchService
 from deployments.stores import collection_weights
 from pipeline.schema import SearchRequest
+from tests.support.budgets import SLOW_MACHINE_BUDGETS
 from tests.support.slices import ingest_slice
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -26,7 +27,11 @@ ADMIN = Principal(name="local", kb_ids=None, admin=True)
 def _config(root, runtime: str):
     return config_from_data(load_config_data(
         "default", data_dir=root,
-        overrides={"stores": {"collection_prefix": "weights_"}, "models": {"runtime": runtime}},
+        overrides={
+            "stores": {"collection_prefix": "weights_"},
+            "models": {"runtime": runtime},
+            "pipeline": {"budgets": SLOW_MACHINE_BUDGETS},  # paths, not speed
+        },
     ))
 
 

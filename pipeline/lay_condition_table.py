@@ -123,6 +123,8 @@ CURATED_LAY_NAMES: dict[str, tuple[str, ...]] = {
     "gingivitis": ("gum disease",),
     "dental caries": ("tooth decay",),
     "hyperhidrosis": ("excessive sweating",),
+    # the labels' name; ICD's "Anogenital (venereal) warts" matched neither
+    "anogenital warts": ("genital warts", "venereal warts"),
     "alopecia areata": ("patchy hair loss", "spot baldness"),
     "seborrhoeic dermatitis": ("dandruff", "cradle cap"),
     "atopic dermatitis": ("atopic eczema",),  # not hand, contact or varicose eczema

@@ -1034,6 +1034,67 @@ def leaflet_substances(sections: list[tuple[str, str]], vocabulary: Vocabulary) 
     return []
 
 
+#: A clause that names a leaflet's active substances in the plural: "The active
+#: substances are sitagliptin and metformin", "contains the active substances ...".
+_PLURAL_SUBSTANCES_RE = re.compile(
+    r"active substances (?:of [^.;]{1,60}? )?(?:are:?|is:?|called) |contains? (?:the |two |three |"
+    r"four )?active substances (?:called )?",
+    re.I,
+)
+
+
+def leaflet_combination(sections: list[tuple[str, str]], vocabulary: Vocabulary) -> list[str]:
+    """The substances (canonical names, leaflet order, each once) of a fixed combination:
+    the first clause that names the leaflet's active substances in the plural and finds two
+    or more drugs in it ("The active substances are sitagliptin and metformin" ->
+    ``["sitagliptin", "metformin"]``); a combination row found there counts as its parts.
+    Empty for a single-substance leaflet: its clause is singular, and a name met only in
+    the opening words ("Zytiga ... lowers testosterone") is no active substance (A-39)."""
+    texts = sorted(sections, key=lambda section: not re.match(r"1\.", section[0]))
+    for _, text in texts:
+        for match in _PLURAL_SUBSTANCES_RE.finditer(text):
+            window = re.split(r"[.;]", text[match.end() :], maxsplit=1)[0]
+            window = _EXCIPIENTS_RE.split(window)[0]
+            found = [
+                part
+                for m in vocabulary.find(window, correct_typos=False)
+                if m.entity.is_drug
+                for part in _parts_in_order(m.entity.canonical)
+            ]
+            found = list(dict.fromkeys(found))
+            if len(found) >= 2:
+                return found
+    return []
+
+
+def _parts_in_order(name: str) -> list[str]:
+    parts = combination_parts(name)
+    return [name.lower()] if len(parts) < 2 else [p for p in _split_in_order(name) if p in parts]
+
+
+def _split_in_order(name: str) -> list[str]:
+    return [part.strip(" ,;.") for part in re.split(r",|\band\b|/", name.lower()) if part.strip()]
+
+
+def _resolved_combination_key(parts: Iterable[str], vocabulary: Vocabulary) -> str:
+    """:func:`_combination_key` of ``parts`` each read as the drug it names, so that
+    spellings the vocabulary joins meet ("colecalciferol" is cholecalciferol)."""
+    resolved = set()
+    for part in parts:
+        entity = vocabulary.get(part)
+        name = entity.canonical if entity is not None and entity.is_drug else part
+        resolved.add(inn_spelling_key(strip_salt(name.lower())))
+    return " / ".join(sorted(resolved))
+
+
+def combination_name(substances: list[str]) -> str:
+    """A fixed combination's canonical name in the synonym table's style: "a and b",
+    "a, b, and c"."""
+    if len(substances) == 2:
+        return " and ".join(substances)
+    return ", ".join(substances[:-1]) + ", and " + substances[-1]
+
+
 def _product_name(product: str) -> str:
     return product.replace("-", " ").title()
 
@@ -1045,13 +1106,27 @@ def product_aliases(
     -> active substance (canonical)."""
     vocabulary = _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])
     known = {name.lower() for entry in drugs.values() for name in [entry["c"], *entry["a"]]}
+    combinations = _unique_index(
+        (_resolved_combination_key(combination_parts(row["c"]), vocabulary), row)
+        for row in drugs.values()
+        if row["t"] in ("drug", "other") and len(combination_parts(row["c"])) > 1
+    )
     aliases: dict[str, list[str]] = defaultdict(list)
     for product, leaflet in sections.items():
         if product.lower() in known:
             continue
-        substances = leaflet_substances(leaflet, vocabulary)
         name = _product_name(product)
-        if substances and _keep(name, "alias", set()):
+        if not _keep(name, "alias", set()):
+            continue
+        # A-39: a combination's brand names the combination, not its first substance
+        combination = leaflet_combination(leaflet, vocabulary)
+        if combination:
+            row = combinations.get(_resolved_combination_key(combination, vocabulary))
+            target = row["c"] if row is not None else combination_name(combination)
+            aliases[target.lower()].append(name)
+            continue
+        substances = leaflet_substances(leaflet, vocabulary)
+        if substances:
             aliases[substances[0].lower()].append(name)
     with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
         for line in handle:
@@ -1690,7 +1765,10 @@ def build(data: Path, out: Path) -> dict:
     sections = leaflet_sections(data)
     for generic, names in product_aliases(data, drugs, sections).items():
         entry = drugs.get(generic)
+        if entry is None and len(combination_parts(generic)) > 1:  # A-39: a new combination
+            entry = drugs[generic] = {"c": generic, "t": "drug", "a": [], "s": ""}
         if entry is not None:
+            entry["t"] = "drug" if entry["t"] == "other" and "/" in entry["c"] else entry["t"]
             entry["a"].extend(n for n in names if n not in entry["a"])
     sold_combinations, brand_rows = mark_sold_as_drugs(drugs, brands)
     products = brand_rows + product_rows(sections, [*drugs.values(), *brand_rows])

@@ -475,6 +475,62 @@ def test_a37_the_shipped_vocabulary_reads_a_slash_combination_as_its_drug():
     assert vocabulary.match_drug_entities("bortezomib/dexamethasone for myeloma") == []
 
 
+def test_a39_a_leaflet_naming_its_active_substances_in_the_plural_is_a_combination(build):
+    vocabulary = Vocabulary(
+        [
+            Entity("sitagliptin", "drug"),
+            Entity("metformin", "drug"),
+            Entity("abiraterone", "drug"),
+            Entity("testosterone", "drug"),
+            Entity("emtricitabine and tenofovir", "drug"),
+            Entity("elvitegravir", "drug"),
+        ],
+        known_words=(),
+    )
+    janumet = [
+        ("1. What Janumet is", "Janumet contains two different medicines called sitagliptin."),
+        ("6. Contents", "The active substances are sitagliptin and metformin. The other ..."),
+    ]
+    assert build.leaflet_combination(janumet, vocabulary) == ["sitagliptin", "metformin"]
+    # a combination row found in the clause counts as its parts, in order
+    genvoya = [("6. Contents", "The active substances are elvitegravir, emtricitabine and "
+                               "tenofovir alafenamide.")]
+    assert build.leaflet_combination(genvoya, vocabulary) == [
+        "elvitegravir", "emtricitabine", "tenofovir",
+    ]
+    # a singular clause, or drugs met only in the opening words, name one substance
+    zytiga = [
+        ("1. What Zytiga is", "Zytiga contains abiraterone; it stops testosterone being made."),
+        ("6. Contents", "The active substance is abiraterone acetate."),
+    ]
+    assert build.leaflet_combination(zytiga, vocabulary) == []
+    assert build.combination_name(["sitagliptin", "metformin"]) == "sitagliptin and metformin"
+    assert build.combination_name(["a", "b", "c"]) == "a, b, and c"
+
+
+def test_a39_the_shipped_vocabulary_reads_a_combination_brand_as_the_combination():
+    """A combination's brand named its first substance only: Janumet read as sitagliptin,
+    Odefsey as emtricitabine, so A-38 capped the wrong products and a question about the
+    metformin in Janumet met no entity of it."""
+    vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
+    for brand, drug in [
+        ("Janumet", "sitagliptin and metformin"),
+        ("Velmetia", "sitagliptin and metformin"),
+        ("Odefsey", "emtricitabine, rilpivirine, and tenofovir"),
+        ("Ultibro", "indacaterol and glycopyrrolate"),
+        ("Stalevo", "levodopa, carbidopa, and entacapone"),
+        # an existing row of the same substances takes the brand, its spellings read
+        # through the vocabulary ("colecalciferol" is cholecalciferol)
+        ("Vantavo", "alendronic acid/colecalciferol"),
+        ("Competact", "pioglitazone/metformin"),
+        ("Trixeo", "budesonide/glycopyrronium bromide/formoterol"),
+    ]:
+        assert vocabulary.match_drug_entities(f"{brand} side effects") == [drug], brand
+    # single-substance brands stay their substance's
+    assert vocabulary.match_drug_entities("Zytiga side effects") == ["abiraterone"]
+    assert vocabulary.match_drug_entities("Januvia side effects") == ["sitagliptin"]
+
+
 def test_the_shipped_vocabulary_reads_both_drugs_of_an_fda_combination_name():
     vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
     for text, drugs in [

@@ -14,7 +14,8 @@ Two kinds of pattern:
 They cue a section only in a question that names a medicine (a drug, brand or class):
 "does diabetes cause kidney damage" and "does soy affect sperm quality" ask about no
 leaflet. Patterns are case-insensitive regular expressions, matched word-bounded, as the
-table's.
+table's. Two constants at the end belong to the table's own cues, which need no medicine
+named (A-40): ``SIDE_EFFECT_SHORTHAND`` and ``NOT_AN_AMOUNT_TAKEN``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ __all__ = [
     "DESCRIPTION_LAY_CUES",
     "DOSAGE_LAY_CUES",
     "DOSE_RAISED",
+    "NOT_AN_AMOUNT_TAKEN",
+    "SIDE_EFFECT_SHORTHAND",
     "STORAGE_LAY_CUES",
     "TREATMENT_CAUSED",
     "TREATMENT_REQUEST_CUES",
@@ -181,4 +184,18 @@ NOT_ABOUT_A_CONDITION: tuple[str, ...] = (
     r"for (?:which|whom)(?! (?:types?|kinds?|stages?|forms?|sorts?)\b)",
     r"(?:stop|stops|stopped|stopping) (?:taking |using )?(?:\d+ (?:days?|weeks?) )?"
     r"(?:before|prior to)",
+)
+
+
+#: A-40: clinicians' shorthand for side effects, in capitals only ("known SE??", "?SE",
+#: "ADRs"), and "s/e"; lower-case "se" and "ae" are words of other languages and names.
+SIDE_EFFECT_SHORTHAND: tuple[str, ...] = (r"(?-i:SEs?|ADRs?|AEs?)", r"s/e")
+
+#: A-40: after "too much", what is no amount of a medicine taken: something of the body,
+#: sun or drink ("Lokelma for too much potassium in my blood" is a condition, and cued
+#: the dosage section as an overdose). A negative lookahead, appended to the cue.
+NOT_AN_AMOUNT_TAKEN = (
+    r"(?! (?:potassium|sodium|calcium|magnesium|phosphate|iron|sugar|glucose|cholesterol|"
+    r"uric acid|acid|cortisol|thyroid|hormones?|protein|fluid|water|blood|weight|sun|"
+    r"sunlight|alcohol)\b)"
 )

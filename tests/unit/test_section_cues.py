@@ -68,6 +68,12 @@ pytestmark = pytest.mark.unit
         ("how is Darzalex given", "dosage_and_administration"),
         ("how is Keytruda administered", "dosage_and_administration"),
         ("will Erivedge make my hair fall out", "adverse_reactions"),
+        # A-40: clinicians' shorthand for side effects
+        ("daxas 500mcg od, pt losing wt - known SE??", "adverse_reactions"),
+        ("Pt on Afinitor 10 mg/d c/o mouth ulcers ?SE", "adverse_reactions"),
+        ("ADRs of nivolumab", "adverse_reactions"),
+        ("common AEs with Verzenios", "adverse_reactions"),
+        ("any s/e from metformin", "adverse_reactions"),
         ("does Abilify Maintena make you put on weight", "adverse_reactions"),
         (
             "my child accidentally swallowed some of my Valdoxan tablets",
@@ -99,6 +105,22 @@ def test_a5_lay_phrasing_cues_the_stored_section(query, cue):
     assert cue in CANONICAL_SECTIONS
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Lokelma for too much potassium in my blood",
+        "tablets for too much uric acid",
+        "I drank too much alcohol on metronidazole",
+    ],
+)
+def test_a40_too_much_of_something_in_the_body_is_no_overdose(query):
+    assert "dosage_and_administration" not in detect_retrieval_intent(query).section_cues
+    # the same words about the medicine still ask what to do after an overdose
+    assert "dosage_and_administration" in detect_retrieval_intent(
+        "what if I take too much Eliquis"
+    ).section_cues
+
+
 def _named_cues(query):
     """The cues the question's words name, at the product defaults: A-26's and A-27's
     inferred indications (``section_cues_implied``) left out."""
@@ -120,6 +142,9 @@ def _named_cues(query):
         "Kisqali with food and drink",
         "continuous glucose monitor with insulin pump",
         "how to test whether the pen works",
+        # A-40's shorthand is matched in capitals only: "se" and "ae" are words elsewhere
+        "Tagrisso se puede tomar con comida",
+        "vitamin ae deficiency",
     ],
 )
 def test_a5_no_cue_where_no_section_is_asked_for(query):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from pipeline.vocabulary_entities import EntityMatch
 
@@ -71,7 +72,9 @@ _ASKS_FOR_ANOTHER = re.compile(
     rf"|(?:other|another|different)\s+{_KIND_OF_MEDICINE}"
     r"|switch(?:ed|ing)?\s+(?:to|from)(?!\s+(?:taking|using|having|injecting))"
     r"|what\s+(?:next|now|comes\s+next)"
-    r"|next[\s-]+(?:line|step|option)|(?:second|third|later)[\s-]+line|escalat\w+)\b",
+    r"|next[\s-]+(?:line|step|option)|(?:second|third|later)[\s-]+line|escalat\w+"
+    # A-41: an add-on is another medicine ("what add-on injections are there")
+    r"|add[\s-]?ons?|(?:be\s+)?added(?:\s+on)?\s+to)\b",
     re.IGNORECASE,
 )
 
@@ -109,6 +112,13 @@ _HOW_TAKEN_AFTER = re.compile(
 _WEAK_BEFORE = re.compile(
     r"\b(?:despite|tried|stopped\s+taking|worse\s+on)"
     rf"\s+(?:(?:the|an?|my|any|his|her|their|every|all)\s+)?{_GAP}$",
+    re.IGNORECASE,
+)
+#: A-41: between two names of one list ("despite Symbicort plus montelukast", "after
+#: metformin and gliclazide"): the second shares the first's clause.
+_SAME_LIST = re.compile(
+    r"[\s,]*(?:,|and|or|plus|\+|&|as\s+well\s+as|then)\s+"
+    r"(?:(?:the|an?|my|his|her|their|high[\s-]dose|low[\s-]dose|\d+\s*mg)\s+)*",
     re.IGNORECASE,
 )
 #: A reversal or overdose question keeps its names (A-11).
@@ -150,6 +160,13 @@ def without_context_drugs(text: str, matches: Sequence[EntityMatch]) -> list[Ent
         for m in matches
         if m.entity.semantic_type in CONTEXT_TYPES and _in_failure_clause(text, m, matches, asks)
     }
+    for first, second in pairwise(matches):  # A-41: one list
+        if (
+            id(first) in context
+            and second.entity.semantic_type in CONTEXT_TYPES
+            and _SAME_LIST.fullmatch(text, first.end, second.start)
+        ):
+            context.add(id(second))
     if not context or len(context) == len(matches):
         return list(matches)
     return [m for m in matches if id(m) not in context]

@@ -48,6 +48,19 @@ def canonicals(vocabulary, text: str, **kwargs) -> list[str]:
             "sulfasalazine",
         ),
         ("I can't take ibuprofen because of my asthma, what else for pain?", "ibuprofen", None),
+        # A-41: an add-on is another medicine, and a list shares its first name's clause
+        (
+            "Still having asthma attacks despite high dose Symbicort plus montelukast. What "
+            "add-on injections are there for severe asthma?",
+            "budesonide/formoterol",
+            "asthma",
+        ),
+        (
+            "Still having asthma attacks despite high dose Symbicort plus montelukast. What "
+            "add-on injections are there for severe asthma?",
+            "montelukast",
+            "asthma",
+        ),
     ],
 )
 def test_a_medicine_named_as_what_failed_is_no_entity_of_the_question(
@@ -77,6 +90,8 @@ def test_a_medicine_named_as_what_failed_is_no_entity_of_the_question(
         "Ozempic nausea isn't stopping, what helps?",  # the nausea is what does not stop
         # a side effect, and no question for another medicine: A-21's question
         "Statins give me muscle pain in my legs at night",
+        # A-41: a list after a name that stays is no failure clause either
+        "Can I take metformin plus gliclazide for my diabetes?",
     ],
 )
 def test_names_outside_a_failure_clause_are_kept(vocabulary, question: str) -> None:

@@ -1076,6 +1076,29 @@ def _split_in_order(name: str) -> list[str]:
     return [part.strip(" ,;.") for part in re.split(r",|\band\b|/", name.lower()) if part.strip()]
 
 
+def _combination_rows(drugs: dict[str, dict], vocabulary: Vocabulary) -> dict[str, dict]:
+    """Rows of fixed combinations by :func:`_resolved_combination_key`; where two rows
+    share one, the drug row (then the one with more names, then the first by name)."""
+    by_key: dict[str, list[dict]] = defaultdict(list)
+    for row in drugs.values():
+        if row["t"] in ("drug", "other") and len(combination_parts(row["c"])) > 1:
+            by_key[_resolved_combination_key(combination_parts(row["c"]), vocabulary)].append(row)
+    return {
+        key: min(rows, key=lambda r: (r["t"] != "drug", -len(r["a"]), r["c"]))
+        for key, rows in by_key.items()
+    }
+
+
+def _moves_to(owner: dict, combination: list[str], vocabulary: Vocabulary) -> bool:
+    """Whether a brand the synonym table gave ``owner`` belongs to ``combination``
+    instead: ``owner`` is one substance of it, not a combination of its own."""
+    if len(combination_parts(owner["c"])) > 1:
+        return False
+    entity = vocabulary.get(owner["c"])
+    canonical = (entity.canonical if entity is not None else owner["c"]).lower()
+    return canonical in combination
+
+
 def _resolved_combination_key(parts: Iterable[str], vocabulary: Vocabulary) -> str:
     """:func:`_combination_key` of ``parts`` each read as the drug it names, so that
     spellings the vocabulary joins meet ("colecalciferol" is cholecalciferol)."""
@@ -1103,27 +1126,28 @@ def product_aliases(
     data: Path, drugs: dict[str, dict], sections: dict[str, list[tuple[str, str]]]
 ) -> dict[str, list[str]]:
     """Brand names from EMA leaflets (``sections`` as ``leaflet_sections``) and FDA labels
-    -> active substance (canonical)."""
+    -> active substance (canonical). A-39: a combination's brand goes to the combination's
+    row (a new one where none has those substances); a combination brand the synonym
+    table already gave one of its substances (Synjardy, empagliflozin) moves there, out of
+    that row (``drugs`` is changed in place)."""
     vocabulary = _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])
-    known = {name.lower() for entry in drugs.values() for name in [entry["c"], *entry["a"]]}
-    combinations = _unique_index(
-        (_resolved_combination_key(combination_parts(row["c"]), vocabulary), row)
-        for row in drugs.values()
-        if row["t"] in ("drug", "other") and len(combination_parts(row["c"])) > 1
-    )
+    owners = {name.lower(): entry for entry in drugs.values() for name in [entry["c"], *entry["a"]]}
+    combinations = _combination_rows(drugs, vocabulary)
     aliases: dict[str, list[str]] = defaultdict(list)
     for product, leaflet in sections.items():
-        if product.lower() in known:
-            continue
+        owner = owners.get(product.lower())
         name = _product_name(product)
-        if not _keep(name, "alias", set()):
-            continue
-        # A-39: a combination's brand names the combination, not its first substance
-        combination = leaflet_combination(leaflet, vocabulary)
-        if combination:
-            row = combinations.get(_resolved_combination_key(combination, vocabulary))
-            target = row["c"] if row is not None else combination_name(combination)
-            aliases[target.lower()].append(name)
+        if (owner is None or owner["c"].lower() != product.lower()) and _keep(name, "alias", set()):
+            # A-39: a combination's brand names the combination, not its first substance
+            combination = leaflet_combination(leaflet, vocabulary)
+            if combination and (owner is None or _moves_to(owner, combination, vocabulary)):
+                row = combinations.get(_resolved_combination_key(combination, vocabulary))
+                target = row["c"] if row is not None else combination_name(combination)
+                if owner is not None:
+                    owner["a"] = [a for a in owner["a"] if a.lower() != product.lower()]
+                aliases[target.lower()].append(name)
+                continue
+        if owner is not None:
             continue
         substances = leaflet_substances(leaflet, vocabulary)
         if substances:
@@ -1138,7 +1162,7 @@ def product_aliases(
             generic = generics.pop()
             for name in names:
                 if (
-                    name.lower() not in known
+                    name.lower() not in owners
                     and len(name) >= 4
                     and _keep(name, "alias", set())
                     and not names_another_drug(name, generic, vocabulary)

@@ -508,6 +508,17 @@ def test_a39_a_leaflet_naming_its_active_substances_in_the_plural_is_a_combinati
     assert build.combination_name(["a", "b", "c"]) == "a, b, and c"
 
 
+def test_a39_two_rows_of_one_combination_give_the_brand_to_the_drug_row(build):
+    vocabulary = Vocabulary([Entity("a", "drug"), Entity("b", "drug")], known_words=())
+    drugs = {
+        "a/b": {"c": "a/b", "t": "other", "a": ["x", "y"]},
+        "a and b": {"c": "a and b", "t": "drug", "a": []},
+        "b, a": {"c": "b, a", "t": "drug", "a": ["z"]},
+    }
+    rows = build._combination_rows(drugs, vocabulary)
+    assert rows == {"a / b": drugs["b, a"]}  # a drug row; of those, the one with more names
+
+
 def test_a39_the_shipped_vocabulary_reads_a_combination_brand_as_the_combination():
     """A combination's brand named its first substance only: Janumet read as sitagliptin,
     Odefsey as emtricitabine, so A-38 capped the wrong products and a question about the
@@ -524,6 +535,9 @@ def test_a39_the_shipped_vocabulary_reads_a_combination_brand_as_the_combination
         ("Vantavo", "alendronic acid/colecalciferol"),
         ("Competact", "pioglitazone/metformin"),
         ("Trixeo", "budesonide/glycopyrronium bromide/formoterol"),
+        # a brand the synonym table gave one of its substances moves to the combination
+        ("Synjardy", "empagliflozin/metformin"),
+        ("Juluca", "dolutegravir/rilpivirine"),
     ]:
         assert vocabulary.match_drug_entities(f"{brand} side effects") == [drug], brand
     # single-substance brands stay their substance's

@@ -14,8 +14,8 @@ Two kinds of pattern:
 They cue a section only in a question that names a medicine (a drug, brand or class):
 "does diabetes cause kidney damage" and "does soy affect sperm quality" ask about no
 leaflet. Patterns are case-insensitive regular expressions, matched word-bounded, as the
-table's. Two constants at the end belong to the table's own cues, which need no medicine
-named (A-40): ``SIDE_EFFECT_SHORTHAND`` and ``NOT_AN_AMOUNT_TAKEN``.
+table's. ``NOT_AN_AMOUNT_TAKEN`` (A-40), at the end, is part of a table cue of its own, which
+needs no medicine named.
 """
 
 from __future__ import annotations
@@ -103,6 +103,15 @@ DATED_DOSE: tuple[str, ...] = (
     r"|increasing|doubling|upping) (?:the |my |his |her |their )?(?:[\w-]+ )?doses?",
 )
 
+#: A-40: clinicians' shorthand for side effects, in capitals only ("known SE??", "?SE",
+#: "ADRs"), and "s/e"; lower-case "se" and "ae" are words of other languages and names.
+#: A lay cue (a medicine must be named), and not a compass point, a standard error or an
+#: acute exacerbation ("SE Asia", "SE of the mean", "AE-COPD").
+SIDE_EFFECT_SHORTHAND: tuple[str, ...] = (
+    r"(?-i:(?:SEs?|ADRs?|AEs?)(?![- ]?(?:COPD|USA?|UK|[A-Z][a-z])))(?! of (?:the )?means?\b)",
+    r"s/e",
+)
+
 #: Section 4 (``adverse_reactions``): the question's own form (a medicine as the subject
 #: of a verb of causing, a symptom since starting it).
 ADVERSE_LAY_CUES: tuple[str, ...] = (
@@ -117,6 +126,7 @@ ADVERSE_LAY_CUES: tuple[str, ...] = (
     r"since (?:starting|i started|he started|she started|being on|going on|switching)",
     # a symptom since a dose was raised: "since the Fycompa dose went up"
     *DATED_DOSE,
+    *SIDE_EFFECT_SHORTHAND,
 )
 
 #: Section 5 (``storage``): "after first opening".
@@ -187,15 +197,11 @@ NOT_ABOUT_A_CONDITION: tuple[str, ...] = (
 )
 
 
-#: A-40: clinicians' shorthand for side effects, in capitals only ("known SE??", "?SE",
-#: "ADRs"), and "s/e"; lower-case "se" and "ae" are words of other languages and names.
-SIDE_EFFECT_SHORTHAND: tuple[str, ...] = (r"(?-i:SEs?|ADRs?|AEs?)", r"s/e")
-
-#: A-40: after "too much", what is no amount of a medicine taken: something of the body,
+#: A-40: after "too much", what is no amount of a medicine taken: something in the body,
 #: sun or drink ("Lokelma for too much potassium in my blood" is a condition, and cued
-#: the dosage section as an overdose). A negative lookahead, appended to the cue.
+#: the dosage section as an overdose); "too much iron syrup" stays an overdose. A negative
+#: lookahead, appended to the cue "too much".
 NOT_AN_AMOUNT_TAKEN = (
-    r"(?! (?:potassium|sodium|calcium|magnesium|phosphate|iron|sugar|glucose|cholesterol|"
-    r"uric acid|acid|cortisol|thyroid|hormones?|protein|fluid|water|blood|weight|sun|"
-    r"sunlight|alcohol)\b)"
+    r"(?!(?: [\w-]+){1,2} in (?:my|his|her|your|their|the|our) (?:blood|urine|body)\b"
+    r"|(?: [\w-]+){1,2} levels?\b| (?:sun|sunlight|alcohol|weight)\b)"
 )

@@ -30,7 +30,6 @@ from pipeline.section_lay_cues import (
     DESCRIPTION_LAY_CUES,
     DOSAGE_LAY_CUES,
     NOT_AN_AMOUNT_TAKEN,
-    SIDE_EFFECT_SHORTHAND,
     STORAGE_LAY_CUES,
     WARNINGS_LAY_CUES,
 )
@@ -144,7 +143,7 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"administered)",
             r"miss(?:ed)? (?:a |my |one )?doses?",
             r"forg[oe]t(?:ten)? to (?:take|use)",
-            r"(?:overdos\w*|too much|more than (?:i|you) should)" + NOT_AN_AMOUNT_TAKEN,
+            r"(?:overdos\w*|too much" + NOT_AN_AMOUNT_TAKEN + r"|more than (?:i|you) should)",
             r"stop (?:taking|using)",
             r"dose (?:reduction|modification|adjustment)s?",
             # lay: "my child accidentally swallowed some of my Valdoxan tablets"
@@ -226,7 +225,6 @@ SECTION_TABLE: tuple[SectionWords, ...] = (
             r"undesirable effects?",
             r"toxicit(?:y|ies)",
             r"tolerability",
-            *SIDE_EFFECT_SHORTHAND,
             # lay: "will Erivedge make my hair fall out", "does it make you put on weight"
             r"(?:make|makes|made|making) (?:me|you|my|your|him|her|them|people|patients)",
         ),

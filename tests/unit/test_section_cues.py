@@ -109,16 +109,43 @@ def test_a5_lay_phrasing_cues_the_stored_section(query, cue):
     "query",
     [
         "Lokelma for too much potassium in my blood",
-        "tablets for too much uric acid",
+        "too much sugar in my blood on prednisolone",
+        "Zyloric for too much uric acid levels",
         "I drank too much alcohol on metronidazole",
     ],
 )
 def test_a40_too_much_of_something_in_the_body_is_no_overdose(query):
     assert "dosage_and_administration" not in detect_retrieval_intent(query).section_cues
-    # the same words about the medicine still ask what to do after an overdose
-    assert "dosage_and_administration" in detect_retrieval_intent(
-        "what if I take too much Eliquis"
-    ).section_cues
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what if I take too much Eliquis",
+        "gave my child too much iron syrup",
+        "too much thyroid medication",
+        # the exception follows "too much" only
+        "paracetamol overdose blood test",
+        "metformin overdose blood sugar",
+    ],
+)
+def test_a40_an_amount_of_a_medicine_is_still_an_overdose(query):
+    assert "dosage_and_administration" in detect_retrieval_intent(query).section_cues
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "malaria prophylaxis for travel to SE Asia",
+        "Lyme disease in the SE USA treatment",
+        "prednisolone for AE-COPD",
+        "prednisolone for AE COPD",
+        "SE of the mean for metformin trials",
+        "Tagrisso se puede tomar con comida",
+    ],
+)
+def test_a40_side_effect_shorthand_only_as_shorthand(query):
+    assert "adverse_reactions" not in detect_retrieval_intent(query).section_cues
 
 
 def _named_cues(query):
@@ -142,9 +169,9 @@ def _named_cues(query):
         "Kisqali with food and drink",
         "continuous glucose monitor with insulin pump",
         "how to test whether the pen works",
-        # A-40's shorthand is matched in capitals only: "se" and "ae" are words elsewhere
-        "Tagrisso se puede tomar con comida",
+        # A-40's shorthand is matched in capitals only, of a medicine named
         "vitamin ae deficiency",
+        "results in SE England",
     ],
 )
 def test_a5_no_cue_where_no_section_is_asked_for(query):

@@ -73,8 +73,9 @@ _ASKS_FOR_ANOTHER = re.compile(
     r"|switch(?:ed|ing)?\s+(?:to|from)(?!\s+(?:taking|using|having|injecting))"
     r"|what\s+(?:next|now|comes\s+next)"
     r"|next[\s-]+(?:line|step|option)|(?:second|third|later)[\s-]+line|escalat\w+"
-    # A-41: an add-on is another medicine ("what add-on injections are there")
-    r"|add[\s-]?ons?|(?:be\s+)?added(?:\s+on)?\s+to)\b",
+    # A-41: an add-on is another medicine ("what add-on injections are there"); not
+    # "added to", which also asks about the medicine added ("when added to metformin")
+    r"|add[\s-]?ons?)\b",
     re.IGNORECASE,
 )
 
@@ -114,10 +115,11 @@ _WEAK_BEFORE = re.compile(
     rf"\s+(?:(?:the|an?|my|any|his|her|their|every|all)\s+)?{_GAP}$",
     re.IGNORECASE,
 )
-#: A-41: between two names of one list ("despite Symbicort plus montelukast", "after
-#: metformin and gliclazide"): the second shares the first's clause.
+#: A-41: between two names of one list ("despite Symbicort plus montelukast", "metformin
+#: and gliclazide haven't worked"): both share the clause of either. Not a comma or "or",
+#: which offer the options asked about ("instead of warfarin, apixaban or rivaroxaban?").
 _SAME_LIST = re.compile(
-    r"[\s,]*(?:,|and|or|plus|\+|&|as\s+well\s+as|then)\s+"
+    r"\s*(?:and|plus|\+|&|as\s+well\s+as)\s+"
     r"(?:(?:the|an?|my|his|her|their|high[\s-]dose|low[\s-]dose|\d+\s*mg)\s+)*",
     re.IGNORECASE,
 )
@@ -160,13 +162,16 @@ def without_context_drugs(text: str, matches: Sequence[EntityMatch]) -> list[Ent
         for m in matches
         if m.entity.semantic_type in CONTEXT_TYPES and _in_failure_clause(text, m, matches, asks)
     }
-    for first, second in pairwise(matches):  # A-41: one list
-        if (
-            id(first) in context
-            and second.entity.semantic_type in CONTEXT_TYPES
-            and _SAME_LIST.fullmatch(text, first.end, second.start)
-        ):
-            context.add(id(second))
+    listed = [
+        (first, second)
+        for first, second in pairwise(matches)
+        if {first.entity.semantic_type, second.entity.semantic_type} <= CONTEXT_TYPES
+        and _SAME_LIST.fullmatch(text, first.end, second.start)
+    ]
+    for pairs in (listed, reversed(listed)):  # A-41: forwards, then backwards
+        for first, second in pairs:
+            if id(first) in context or id(second) in context:
+                context |= {id(first), id(second)}
     if not context or len(context) == len(matches):
         return list(matches)
     return [m for m in matches if id(m) not in context]

@@ -92,12 +92,31 @@ def test_a_medicine_named_as_what_failed_is_no_entity_of_the_question(
         "Statins give me muscle pain in my legs at night",
         # a list after a name that stays is no failure clause either
         "Can I take metformin plus gliclazide for my diabetes?",
+        # "added to" asks about the medicine added too
+        "Does sitagliptin give me stomach pain when added to metformin for diabetes?",
     ],
 )
 def test_names_outside_a_failure_clause_are_kept(vocabulary, question: str) -> None:
     as_written = canonicals(vocabulary, question, correct_typos=False)
     assert len(as_written) >= 2  # a second name: the sole-name guard does not decide
     assert canonicals(vocabulary, question) == as_written
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "metformin and gliclazide haven't worked for my diabetes, what next",
+        "after metformin and gliclazide failed, what next for diabetes",
+    ],
+)
+def test_a41_a_list_shares_its_failure_clause_either_way(vocabulary, question: str) -> None:
+    assert canonicals(vocabulary, question) == ["diabetes"]
+
+
+def test_a41_the_options_after_a_failed_name_are_the_answer(vocabulary) -> None:
+    # "or" and a comma offer the options asked about: no list of the failed one
+    question = "Instead of warfarin, apixaban or rivaroxaban for atrial fibrillation?"
+    assert canonicals(vocabulary, question) == ["apixaban", "rivaroxaban", "atrial fibrillation"]
 
 
 def test_a_question_whose_only_names_failed_keeps_them(vocabulary) -> None:

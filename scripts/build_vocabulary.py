@@ -580,6 +580,14 @@ BRITISH_APPROVED_NAMES: dict[str, str] = {
     "levosalbutamol": "levalbuterol",
     "phenoxymethylpenicillin": "penicillin v",
     "procaine benzylpenicillin": "penicillin g procaine",
+    # A-42: the US names of the bisphosphonates (USAN, the anion of the FDA labels'
+    # "alendronate sodium") are the INN acids of the EMA leaflets ("alendronic acid"):
+    # two drug rows, so a question that wrote one met no entity in the other's leaflets
+    "alendronate": "alendronic acid",
+    "ibandronate": "ibandronic acid",
+    "risedronate": "risedronic acid",
+    "etidronate": "etidronic acid",
+    "tiludronate": "tiludronic acid",
 }
 
 

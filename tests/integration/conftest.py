@@ -7,6 +7,7 @@ for init to reap them count as gone).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import tempfile
@@ -185,6 +186,15 @@ def serve_cluster() -> Iterator[ServeCluster]:
         deadline = time.monotonic() + 90.0
         while _alive(spawned) and time.monotonic() < deadline:
             time.sleep(0.2)
+        # GCS and the raylet once stayed asleep past that on a quiet CI machine: stop them
+        # as `ray stop --force` would, so no later module meets them, and say so
+        stuck = _alive(spawned)
+        for process in stuck:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
+        psutil.wait_procs(stuck, timeout=10)
+        if stuck:
+            print(f"killed Ray processes left after shutdown: {[p.pid for p in stuck]}")
         left = _alive(spawned)
         assert not left, f"Ray processes still running: {[p.pid for p in left]}"
 

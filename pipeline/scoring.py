@@ -19,6 +19,7 @@ __all__ = [
     "PROFILE_WEIGHTS",
     "boost_terms_for_query",
     "combination_parts",
+    "combination_parts_in_order",
     "condition_terms",
     "cross_drug_penalty",
     "drug_key",
@@ -53,8 +54,13 @@ def combination_parts(name: str) -> frozenset[str]:
     """The substances of one drug name, lower-cased, without edge punctuation:
     ``{"nirmatrelvir", "ritonavir"}`` for ``nirmatrelvir and ritonavir``; ``{name}`` for a
     single substance (``epoetin alfa,`` -> ``{"epoetin alfa"}``)."""
+    return frozenset(combination_parts_in_order(name))
+
+
+def combination_parts_in_order(name: str) -> tuple[str, ...]:
+    """:func:`combination_parts` in the order the name writes them, each once."""
     parts = (part.strip(" ,;.") for part in _COMBINATION_SPLIT.split(name.lower()))
-    return frozenset(part for part in parts if part)
+    return tuple(dict.fromkeys(part for part in parts if part))
 
 
 def substances_of(names: Sequence[str], vocabulary: Vocabulary) -> frozenset[str]:

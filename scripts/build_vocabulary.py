@@ -96,7 +96,7 @@ from pipeline.condition_names import (
 )
 from pipeline.ingest.read_drug_labels import split_local_representatives
 from pipeline.lay_condition_table import CURATED_LAY_NAMES
-from pipeline.scoring import combination_parts
+from pipeline.scoring import combination_parts, combination_parts_in_order
 from pipeline.section_symptoms import symptom_lemmas
 from pipeline.spelling import WordSpeller
 from pipeline.spelling_variants import american_key, american_phrase
@@ -635,7 +635,11 @@ def merge_inn_spellings(drugs: dict[str, dict]) -> int:
 def _combination_key(name: str) -> str:
     """The substances of a fixed combination, each as its parent's spelling key, sorted:
     ``fluticasone furoate/vilanterol`` and ``fluticasone and vilanterol`` share one."""
-    return " / ".join(sorted({inn_spelling_key(strip_salt(p)) for p in combination_parts(name)}))
+    return _parts_key(combination_parts(name))
+
+
+def _parts_key(parts: Iterable[str]) -> str:
+    return " / ".join(sorted({inn_spelling_key(strip_salt(part)) for part in parts}))
 
 
 def merge_combination_twins(drugs: dict[str, dict]) -> int:
@@ -1067,21 +1071,12 @@ def leaflet_combination(sections: list[tuple[str, str]], vocabulary: Vocabulary)
                 part
                 for m in vocabulary.find(window, correct_typos=False)
                 if m.entity.is_drug
-                for part in _parts_in_order(m.entity.canonical)
+                for part in combination_parts_in_order(m.entity.canonical)
             ]
             found = list(dict.fromkeys(found))
             if len(found) >= 2:
                 return found
     return []
-
-
-def _parts_in_order(name: str) -> list[str]:
-    parts = combination_parts(name)
-    return [name.lower()] if len(parts) < 2 else [p for p in _split_in_order(name) if p in parts]
-
-
-def _split_in_order(name: str) -> list[str]:
-    return [part.strip(" ,;.") for part in re.split(r",|\band\b|/", name.lower()) if part.strip()]
 
 
 def _combination_rows(drugs: dict[str, dict], vocabulary: Vocabulary) -> dict[str, dict]:
@@ -1110,12 +1105,11 @@ def _moves_to(owner: dict, combination: list[str], vocabulary: Vocabulary) -> bo
 def _resolved_combination_key(parts: Iterable[str], vocabulary: Vocabulary) -> str:
     """:func:`_combination_key` of ``parts`` each read as the drug it names, so that
     spellings the vocabulary joins meet ("colecalciferol" is cholecalciferol)."""
-    resolved = set()
-    for part in parts:
-        entity = vocabulary.get(part)
-        name = entity.canonical if entity is not None and entity.is_drug else part
-        resolved.add(inn_spelling_key(strip_salt(name.lower())))
-    return " / ".join(sorted(resolved))
+    entities = ((part, vocabulary.get(part)) for part in parts)
+    return _parts_key(
+        (entity.canonical if entity is not None and entity.is_drug else part).lower()
+        for part, entity in entities
+    )
 
 
 def combination_name(substances: list[str]) -> str:
@@ -1800,7 +1794,6 @@ def build(data: Path, out: Path) -> dict:
         if entry is None and len(combination_parts(generic)) > 1:  # A-39: a new combination
             entry = drugs[generic] = {"c": generic, "t": "drug", "a": [], "s": ""}
         if entry is not None:
-            entry["t"] = "drug" if entry["t"] == "other" and "/" in entry["c"] else entry["t"]
             entry["a"].extend(n for n in names if n not in entry["a"])
     sold_combinations, brand_rows = mark_sold_as_drugs(drugs, brands)
     products = brand_rows + product_rows(sections, [*drugs.values(), *brand_rows])

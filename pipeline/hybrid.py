@@ -5,13 +5,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import get_args
+from typing import Any, get_args
+
+import numpy as np
 
 from pipeline.schema import NodeWithScore
 from pipeline.settings_search import TermWeighting
 from pipeline.text import contains_term, query_terms, tokens
 
-__all__ = ["hybrid_fuse_dense_sparse", "pool_term_weights", "sparse_score"]
+__all__ = [
+    "hybrid_fuse_dense_sparse",
+    "pool_term_weights",
+    "sparse_score",
+    "with_vector_similarity",
+]
 
 
 @lru_cache(maxsize=8192)
@@ -129,3 +136,23 @@ def hybrid_fuse_dense_sparse(
         )
     fused.sort(key=lambda item: item.score, reverse=True)
     return fused
+
+
+def with_vector_similarity(
+    item: NodeWithScore, query_vector: np.ndarray, collection: str, metric: str = "cosine"
+) -> NodeWithScore:
+    """A BM25 hit has no ANN score: its ``vector_similarity`` is the cosine of its stored
+    (d,) vector and the (d,) query vector, clipped to [0, 1] (R-HYB-2), as the dense leg
+    sets it. ``cosine`` collections hold unit vectors, so the dot product is the cosine;
+    an ``ip`` collection (MedCPT: raw vectors, model card) divides it by both norms, so
+    the number means the same as the dense hits' ``vector_similarity`` (their order by
+    raw inner product is the dense leg's, not this)."""
+    update: dict[str, Any] = {"collection": item.collection or collection}
+    if item.node.embedding is not None and item.vector_similarity is None:
+        stored = np.asarray(item.node.embedding, dtype=np.float32)
+        cosine = float(np.dot(stored, query_vector))
+        if metric == "ip":
+            norms = float(np.linalg.norm(stored) * np.linalg.norm(query_vector))
+            cosine = cosine / norms if norms > 0.0 else 0.0
+        update["vector_similarity"] = min(1.0, max(0.0, cosine))
+    return item.model_copy(update=update)

@@ -23,12 +23,12 @@ from pipeline.embeddings import EmbeddingService, chemical_query_text, is_smiles
 from pipeline.errors import BackendUnavailable, InvalidInput, InvalidRequest
 from pipeline.expansion import expand
 from pipeline.fusion import merge_rrf
-from pipeline.hybrid import hybrid_fuse_dense_sparse
+from pipeline.hybrid import hybrid_fuse_dense_sparse, with_vector_similarity
 from pipeline.lexical import lexical_query_text, meets_minimum_should_match
 from pipeline.pagination import plan_depth, rerank_window
 from pipeline.ports import ImageEncoder, TextEncoder, VectorStore
 from pipeline.rerank import tier1_rerank
-from pipeline.reversal import with_reversal_leg
+from pipeline.reversal import fuse_reversal_hits, reversal_hits
 from pipeline.schema import CollectionQueryPlan, ExpandedQuery, NodeWithScore, StageTrace
 from pipeline.scoring import set_aside_sections, without_sections
 from pipeline.settings import PipelineSettings
@@ -170,7 +170,7 @@ class PlanRecall:
         # The BM25 leg and the structure look-up need no query vector: they run while the
         # query is encoded, which takes the encoder off the critical path.
         lexical = asyncio.ensure_future(
-            self._lexical(plan.collection, depth, context, sections) if hybrid else _none()
+            self._lexical(plan.collection, depth, context, sections) if hybrid else _no_legs()
         )
         structural = asyncio.ensure_future(
             self._structure(plan.collection, depth, context)
@@ -185,17 +185,20 @@ class PlanRecall:
                 if stages.dense
                 else []
             )
-            lexical_hits, structure = await asyncio.gather(lexical, structural)
+            (lexical_hits, reversal_leg), structure = await asyncio.gather(lexical, structural)
         finally:
             _settle(lexical, structural)
         detail["ann_ms"] = round(clock.ms - detail["encode_ms"], 3)
-        lexical_hits = [
-            _with_vector_similarity(item, vector, plan.collection, spec.metric)
-            for item in lexical_hits
-            if meets_minimum_should_match(
-                context.query, item.node.text, self.settings.lexical.minimum_should_match
-            )
-        ]
+        lexical_hits, reversal_leg = (
+            [
+                with_vector_similarity(item, vector, plan.collection, spec.metric)
+                for item in hits
+                if meets_minimum_should_match(
+                    context.query, item.node.text, self.settings.lexical.minimum_should_match
+                )
+            ]
+            for hits in (lexical_hits, reversal_leg)
+        )
         dense_hits = [
             item if item.collection else item.model_copy(update={"collection": plan.collection})
             for item in dense_hits
@@ -207,6 +210,7 @@ class PlanRecall:
             kept = [without_sections(hits, aside) for hits in (dense_hits, lexical_hits)]
             detail["set_aside"] = len(dense_hits) + len(lexical_hits) - sum(map(len, kept))
             dense_hits, lexical_hits = kept
+            reversal_leg = without_sections(reversal_leg, aside)
         structure_hits, written = structure
         detail.update(
             dense_hits=len(dense_hits),
@@ -236,6 +240,9 @@ class PlanRecall:
             else:
                 candidates = rescored
             decisions.append(f"hybrid_alpha:{context.alpha}:{fusion}:{weighting}")
+        if reversal_leg and self.settings.hybrid.reversal_list:  # A-44
+            candidates = merge_rrf([candidates, reversal_leg], self.settings.rrf.k)
+            decisions.append(f"reversal_list:{len(reversal_leg)}")
         if stages.tier1:
             clock = Stopwatch()
             candidates, tier1_decision = await tier1_rerank(
@@ -294,14 +301,15 @@ class PlanRecall:
 
     async def _lexical(
         self, collection: str, depth: int, context: SearchContext, sections: Sequence[str] = ()
-    ) -> list[NodeWithScore]:
+    ) -> tuple[list[NodeWithScore], list[NodeWithScore]]:
+        """The BM25 leg's hits (A-32's short query fused in) and the short query's own."""
         text = lexical_query_text(context.query, self.vocabulary, self.settings.lexical)
         search = partial(self.store.search_lexical, collection, text, depth, context.scope)
         hits = await section_recall.leg_within_sections(
             partial(search, with_vectors=True), sections, depth, self.settings.rrf.k
         )
         if not self.settings.lexical.reversal_leg:
-            return hits
+            return hits, []
 
         def short(words: str) -> Awaitable[list[NodeWithScore]]:  # A-32
             words = lexical_query_text(words, self.vocabulary, self.settings.lexical)
@@ -309,9 +317,8 @@ class PlanRecall:
                 collection, words, depth, context.scope, with_vectors=True
             )
 
-        return await with_reversal_leg(
-            hits, context.query, self.vocabulary, short, self.settings.rrf.k
-        )
+        extra = await reversal_hits(context.query, self.vocabulary, short)
+        return fuse_reversal_hits(hits, extra, self.settings.rrf.k), extra
 
     async def _structure(
         self, collection: str, depth: int, context: SearchContext
@@ -367,29 +374,9 @@ def _settle(*tasks: asyncio.Future[Any]) -> None:
             task.exception()
 
 
-async def _none() -> list[NodeWithScore]:
-    return []
+async def _no_legs() -> tuple[list[NodeWithScore], list[NodeWithScore]]:
+    return [], []
 
 
 async def _none_structure() -> tuple[list[NodeWithScore], bool]:
     return [], False
-
-
-def _with_vector_similarity(
-    item: NodeWithScore, query_vector: np.ndarray, collection: str, metric: str = "cosine"
-) -> NodeWithScore:
-    """A BM25 hit has no ANN score: its ``vector_similarity`` is the cosine of its stored
-    (d,) vector and the (d,) query vector, clipped to [0, 1] (R-HYB-2), as the dense leg
-    sets it. ``cosine`` collections hold unit vectors, so the dot product is the cosine;
-    an ``ip`` collection (MedCPT: raw vectors, model card) divides it by both norms, so
-    the number means the same as the dense hits' ``vector_similarity`` (their order by
-    raw inner product is the dense leg's, not this)."""
-    update: dict[str, Any] = {"collection": item.collection or collection}
-    if item.node.embedding is not None and item.vector_similarity is None:
-        stored = np.asarray(item.node.embedding, dtype=np.float32)
-        cosine = float(np.dot(stored, query_vector))
-        if metric == "ip":
-            norms = float(np.linalg.norm(stored) * np.linalg.norm(query_vector))
-            cosine = cosine / norms if norms > 0.0 else 0.0
-        update["vector_similarity"] = min(1.0, max(0.0, cosine))
-    return item.model_copy(update=update)

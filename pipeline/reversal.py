@@ -22,7 +22,9 @@ __all__ = [
     "REVERSAL_CUE",
     "REVERSAL_WORDS",
     "asks_for_reversal",
+    "fuse_reversal_hits",
     "reversal_entity_score",
+    "reversal_hits",
     "reversal_query",
     "reversal_subject",
     "with_reversal_leg",
@@ -122,6 +124,26 @@ def reversal_query(query: str, vocabulary: Vocabulary) -> str | None:
     return " ".join([*dict.fromkeys(names), *REVERSAL_WORDS, "overdose"])
 
 
+async def reversal_hits(
+    query: str, vocabulary: Vocabulary, search: Callable[[str], Awaitable[list[NodeWithScore]]]
+) -> list[NodeWithScore]:
+    """``search``'s hits for :func:`reversal_query` (A-32), best first; [] when the
+    question asks no reversal or names nothing. ``search(text)`` runs one BM25 query, its
+    words read as the leg reads the question's."""
+    short = reversal_query(query, vocabulary)
+    return [] if short is None else await search(short)
+
+
+def fuse_reversal_hits(
+    hits: Sequence[NodeWithScore], extra: Sequence[NodeWithScore], k: int = 60
+) -> list[NodeWithScore]:
+    """``hits`` fused by RRF (R-RRF-1, ``k``) with ``extra`` (:func:`reversal_hits`), at
+    most as many as the longer list; ``hits`` as they are when ``extra`` is empty."""
+    if not extra:
+        return list(hits)
+    return merge_rrf([hits, extra], k)[: max(len(hits), len(extra))]
+
+
 async def with_reversal_leg(
     hits: Sequence[NodeWithScore],
     query: str,
@@ -133,8 +155,4 @@ async def with_reversal_leg(
     :func:`reversal_query` (A-32), at most as many as the longer list; ``hits`` as they
     are when the question asks no reversal. ``search(text)`` runs one BM25 query, its
     words read as the leg reads the question's."""
-    short = reversal_query(query, vocabulary)
-    if short is None:
-        return list(hits)
-    extra = await search(short)
-    return merge_rrf([hits, extra], k)[: max(len(hits), len(extra))]
+    return fuse_reversal_hits(hits, await reversal_hits(query, vocabulary, search), k)

@@ -200,6 +200,13 @@ class HybridSettings(_Frozen):
     #: while a question that names only a class or a condition gets ``fusion`` and
     #: ``term_weighting``, as a lay question does. A named drug always counts.
     fusion_by_kb_related_types: tuple[EntityType, ...] | None = None
+    #: A-44: A-32's short BM25 query of a reversal question also joins the plan's
+    #: candidates as its own RRF list after R-HYB-1: with ``fusion`` ``replace`` the
+    #: R-HYB-1 score alone orders the union of the legs, and the antidote's chunk, whose
+    #: words and vector are far from the long question's, fell out of the Tier-2 window
+    #: (Ondexxya 39th for "... swallowed a handful of xarelto ..., antidote for
+    #: rivaroxaban?"). ``false``: the short query counts only inside the BM25 leg (A-32).
+    reversal_list: bool = True
     #: Canonical sections whose chunks both legs leave out unless the question cues that
     #: section (A-9): a leaflet's list of local representatives answers no medical
     #: question. ``[]`` keeps every chunk (the seed).

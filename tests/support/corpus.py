@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.lexical import lexical_document_text
@@ -100,10 +101,12 @@ COMPOUNDS = [
 ]
 
 
-def text_nodes(vocabulary: Vocabulary) -> tuple[list[Node], list[str]]:
-    """Nodes of ``biomed_text`` and their BM25 texts."""
+def text_nodes(
+    vocabulary: Vocabulary, sections: Sequence[Section] = tuple(SECTIONS)
+) -> tuple[list[Node], list[str]]:
+    """Nodes of ``biomed_text`` and their BM25 texts (``SECTIONS`` unless ``sections``)."""
     nodes, lexical = [], []
-    for index, section in enumerate(SECTIONS):
+    for index, section in enumerate(sections):
         node_id = f"{section.document_id}-{index}"
         metadata = {
             "node_id": node_id,
@@ -148,9 +151,9 @@ def compound_nodes() -> list[Node]:
     return nodes
 
 
-def documents() -> list[DocumentRecord]:
+def documents(sections: Sequence[Section] = tuple(SECTIONS)) -> list[DocumentRecord]:
     records: dict[str, DocumentRecord] = {}
-    for section in SECTIONS:
+    for section in sections:
         records[section.document_id] = DocumentRecord(
             document_id=section.document_id,
             name=section.document_name,

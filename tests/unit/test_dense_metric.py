@@ -13,7 +13,7 @@ import pytest
 
 from deployments.config import load_config
 from pipeline.embeddings import EmbeddingService
-from pipeline.plan_recall import _with_vector_similarity
+from pipeline.hybrid import with_vector_similarity
 from pipeline.schema import Node, NodeWithScore
 from pipeline.settings import PipelineSettings
 from pipeline.stores.dense_metric import dense_scores, metric_from_index
@@ -105,8 +105,8 @@ def _node(node_id: str, vector: np.ndarray, collection: str) -> NodeWithScore:
 
 def test_lexical_hit_of_an_ip_collection_gets_the_cosine_not_the_clipped_inner_product() -> None:
     item = _node("long", LONG, "medcpt_text")
-    as_ip = _with_vector_similarity(item, QUERY, "medcpt_text", "ip")
-    as_cosine = _with_vector_similarity(item, QUERY / 1.0, "biomed_text")
+    as_ip = with_vector_similarity(item, QUERY, "medcpt_text", "ip")
+    as_cosine = with_vector_similarity(item, QUERY / 1.0, "biomed_text")
     assert as_ip.vector_similarity == pytest.approx(_cosine(LONG, QUERY), abs=1e-6)
     assert as_cosine.vector_similarity == 1.0  # raw dot 3.0, clipped: unit vectors assumed
 

@@ -43,8 +43,13 @@ _OWNER = (
 #: much prednisolone" a dose to taper.
 _TAKEN = (
     r"(?:took|taken|swallowed|ate|eaten|had|given|gave|injected|drank|drunk|used|"
-    r"chewed|downed|after\s+taking)\s+(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
+    # A-45: "necked a full box of", "sniffed a whole bottle of", "rubbed too much"
+    r"chewed|downed|necked|sniffed|snorted|rubbed|applied|injecting|"
+    r"after\s+(?:taking|injecting|using))\s+"
+    r"(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
 )
+
+_PERIOD = rf"(?:day|week|month)(?:[{_APOSTROPHES}]?s)?"
 
 #: More than a dose: "too many", "several extra", "a whole packet of", and since A-34 "a
 #: handful of".
@@ -52,7 +57,12 @@ _AMOUNT = (
     r"(?:too\s+(?:many|much)|(?:several|a\s+few|too\s+many)\s+extra|"
     r"a\s+(?:whole\s+)?handful\s+of|"
     r"(?:a|an|the|his|her|my|their)\s+(?:whole|entire|full)\s+"
-    r"(?:packet|pack|box|bottle|strip|blister|sheet|tub|jar)s?\s+of)"
+    r"(?:packet|pack|box|bottle|strip|blister|sheet|tub|jar)s?\s+of|"
+    # A-45: "took extra oxycodone", "took a load of", "a week's worth of", "his whole
+    # week of"
+    r"extra|a\s+load\s+of|loads\s+of|"
+    rf"(?:a|an|the|his|her|my|their)\s+(?:(?:whole|entire)\s+{_PERIOD}(?:\s+worth)?"
+    rf"|{_PERIOD}\s+worth)\s+of)"
 )
 
 #: Words before a drug's name that say more of it was taken than prescribed.
@@ -112,6 +122,16 @@ _BY_MISTAKE = re.compile(
 )
 _SENTENCE_END = re.compile(r"[!?;]|(?<!\.)\.(?!\.)")  # an ellipsis ends none
 _DOSE_WORD = re.compile(r"\b(?:doses?|amount)\b", re.IGNORECASE)
+
+#: A-45: a weekly dose taken every day ("took her methotrexate every day instead of once
+#: a week"), right after the name and its tail.
+_DAILY_NOT_WEEKLY = re.compile(
+    r"\s*(?:every\s+day|daily)\s+inst\w*\s+of\s+(?:once\s+)?(?:a|per|each|every)\s+week\b",
+    re.IGNORECASE,
+)
+
+#: A-45: "doubled my warfarin" (not as prescribed: "doubled my sertraline as my GP said").
+_DOUBLED = re.compile(rf"\bdoubled\s+{_OWNER}$", re.IGNORECASE)
 
 #: A question about a missed or forgotten dose: "doubled up on my metformin after missing
 #: a dose" is the leaflet's missed-dose advice, not an overdose.
@@ -244,6 +264,8 @@ def _read_name(
         multiple and _DOSE_WORD.search(before[multiple.start() :] + text[match.end : end])
     )
     cued = cued or (not prescribed and _repeated_by_mistake(text, before, match.start, end))
+    cued = cued or bool(_DAILY_NOT_WEEKLY.match(text, end))
+    cued = cued or (not prescribed and bool(_DOUBLED.search(before)))
     said = _SAID.match(text, end)
     phrase = f"{match.surface} overdose"
     if not cued or said:

@@ -40,12 +40,20 @@ _STRONG_TREATMENT = re.compile(
     r"drugs?|pens?|kits?)|"
     r"what\s+(?:do|does|did|can|could|should|would|will)\s+"
     rf"(?:[\w&{_APOSTROPHES}-]+\s+){{0,3}}?(?:give|use|carry|keep|administer)|"
-    r"bring\s+(?:[\w-]+\s+){0,2}?round)\b",
+    r"bring\s+(?:[\w-]+\s+){0,2}?round|"
+    # "what drip do they put you on", "is there a shot I can give"
+    r"what\s+[\w-]+\s+(?:do|does|did|would|will)\s+(?:they|you|doctors|paramedics)\s+put\s+"
+    r"(?:you|him|her|them|people|someone)\s+on|"
+    r"(?:shots?|jabs?|injections?|sprays?|pens?|medicines?|drugs?)\s+"
+    r"(?:i|we|you|they|family|someone)\s+(?:can|could|should)\s+(?:give|use))\b",
     re.IGNORECASE,
 )
 
 #: "Treating" is left out: "how much paracetamol is an overdose when treating a fever".
-_WEAK_TREATMENT = re.compile(r"\b(?:treat(?:s|ed|ments?)?|counteract\w*)\b", re.IGNORECASE)
+_WEAK_TREATMENT = re.compile(
+    r"\b(?:treat(?:s|ed|ments?)?|counteract\w*|fix(?:es)?|rescue)\b",  # fix, rescue
+    re.IGNORECASE,
+)
 
 
 def says_an_overdose(text: str, strong_only: bool = False) -> bool:

@@ -33,9 +33,13 @@ __all__ = [
 #: Words of a question that asks for a reversal agent or antidote. "reverse
 #: transcriptase" (an enzyme) and "reversible" (an inhibitor's kind) are not cues, nor is
 #: "counteract" (NFCorpus: "spices that counteract the effects of a high-fat meal").
+#: A-45: also "undo" ("can the hospital undo it"), "inactivate" ("what inactivates
+#: it"; not "inactivated", a vaccine's kind), "cancel out" and "switch ... off" ("what
+#: switches dabigatran off").
 REVERSAL_CUE = re.compile(
     r"\b(?:revers(?:e|es|ed|ing|al)(?!\s+transcriptase)|antidotes?|"
-    r"undo(?:es|ing)? the effects?)\b",
+    r"undo(?:es|ing)?|inactivat(?:e|es|ing)|cancel(?:s|led|ling)?\s+out|"
+    r"switch(?:es|ed|ing)?\s+(?!(?:to|from|over)\b)(?:[\w-]+\s+){1,2}?off(?![\s-]*label))\b",
     re.IGNORECASE,
 )
 

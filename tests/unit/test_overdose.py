@@ -38,6 +38,40 @@ pytestmark = pytest.mark.unit
             "she's had way too much morphine (morphine overdose)",
             "morphine",
         ),
+        # "extra", "necked", "a week's worth of", "a load of", "doubled", a weekly
+        # dose taken daily
+        (
+            "dad took extra oxycodone on top of his patches",
+            "dad took extra oxycodone (oxycodone overdose) on top of his patches",
+            "oxycodone",
+        ),
+        (
+            "sister necked a full box of panadol",
+            "sister necked a full box of panadol (panadol overdose)",
+            "acetaminophen",
+        ),
+        (
+            "swallowed a whole weeks worth of her dabigatran capsules in one go",
+            "swallowed a whole weeks worth of her dabigatran capsules (dabigatran overdose)"
+            " in one go",
+            "dabigatran",
+        ),
+        (
+            "teenager took a load of tapentadol at a party",
+            "teenager took a load of tapentadol (tapentadol overdose) at a party",
+            "tapentadol",
+        ),
+        (
+            "INR 9 after i doubled my warfarin by accident",
+            "INR 9 after i doubled my warfarin (warfarin overdose) by accident",
+            "warfarin",
+        ),
+        (
+            "gran took her methotrexate every day instead of once a week",
+            "gran took her methotrexate (methotrexate overdose) every day instead of once a"
+            " week",
+            "methotrexate",
+        ),
         # the gloss follows the strength and the rest of the product's name
         (
             "took too many Nurofen Plus 200mg tablets last night",
@@ -78,6 +112,11 @@ def test_an_overdose_the_vocabulary_names_as_a_condition_reads_as_that_condition
         "I'm on too much prednisolone, how do I taper",
         "I don't want to take too much ibuprofen",
         "took too many side effects from paracetamol",  # the cue is about other words
+        # a course, not an amount; a dose doubled as advised; a weekly dose asked
+        "took a month of metformin before it worked",
+        "had a week of amoxicillin for a chest infection",
+        "I doubled my sertraline as my GP advised, what side effects",
+        "can I take methotrexate daily instead of weekly?",
     ],
 )
 def test_no_gloss_without_an_overdose_taken(vocabulary, question):

@@ -28,6 +28,11 @@ DRUG = QueryRetrievalIntent(workflow="drug_entity")
         "reversal of rocuronium neuromuscular blockade",
         "Reversing apixaban in a bleeding patient",
         "what can undo the effects of heparin",
+        # undo, inactivate, cancel out, switch ... off
+        "my mum swallowed her dabigatran capsules, can the hospital undo it",
+        "dabigatran toxicity needing emergency surgery, how to inactivate it",
+        "is there something that cancels out the blood thinner?",
+        "dad on pradaxa has a brain bleed, what switches dabigatran off",
     ],
 )
 def test_a11_reversal_cues(query):
@@ -42,6 +47,9 @@ def test_a11_reversal_cues(query):
         "dabigatran dose after hip replacement",
         "irreversible EGFR inhibitor",
         "can antioxidant-rich spices counteract the effects of a high-fat meal",
+        "inactivated influenza vaccine for adults over 65",  # a vaccine's kind
+        "switched to rivaroxaban off label, is that safe?",  # no switch ... off
+        "switch from warfarin to apixaban, when to stop it off",
     ],
 )
 def test_a11_not_reversal_cues(query):

@@ -44,7 +44,7 @@ _OWNER = (
 _TAKEN = (
     r"(?:took|taken|swallowed|ate|eaten|had|given|gave|injected|drank|drunk|used|"
     # A-45: "necked a full box of", "sniffed a whole bottle of", "rubbed too much"
-    r"chewed|downed|necked|sniffed|snorted|rubbed|applied|injecting|"
+    r"chewed|downed|necked|sniffed|snorted|rubbed|applied|injecting|injects|takes|swallows|"
     r"after\s+(?:taking|injecting|using))\s+"
     r"(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
 )
@@ -254,7 +254,9 @@ def _read_name(
     """A-30's reading of one match; None for no drug or class. ``prescribed``: the
     question says its dose was prescribed or advised (``_AS_PRESCRIBED``, A-35), so no
     multiple or repeat of it is an overdose."""
-    if not (match.entity.is_drug or match.entity.semantic_type == "class"):
+    # A-46: "insulin" is no drug row of the vocabulary (a hormone), but its overdose is one
+    named = match.entity.is_drug or match.entity.semantic_type == "class"
+    if not (named or class_overdose_of(match.entity.canonical)):
         return None
     before = text[max(0, match.start - _CUE_REACH) : match.start]
     end = _JOINED.match(text, _NAME_TAIL.match(text, match.end).end()).end()
@@ -330,10 +332,10 @@ def _with_class_overdose(
     """``glosses`` with ``condition`` added to A-30's gloss of ``name`` ("(oxycodone
     overdose, opioid overdose)") or, where A-30 has none, after the name."""
     if name.gloss.startswith(" ("):
-        widened = f"{name.gloss[:-1]}, {condition})"
+        widened = f"{name.gloss[:-1]}, {condition.lower()})"
         mine = (name.end, name.gloss)
         return [(at, widened) if (at, words) == mine else (at, words) for at, words in glosses]
-    return [*glosses, (name.end, f" ({condition})")]
+    return [*glosses, (name.end, f" ({condition.lower()})")]
 
 
 def _with_glosses(text: str, glosses: list[tuple[int, str]]) -> str:

@@ -1,18 +1,30 @@
-"""Drugs whose overdose the labels name by their class (A-34).
+"""Drugs whose overdose the labels name by their class (A-34) or by its effect (A-46).
 
 The naloxone and nalmefene labels name "opioid overdose" and "opioid depression ...
-induced by natural and synthetic opioids", not oxycodone or tramadol; in this corpus no
-other class's overdose is a condition a label names ("paracetamol overdose", "insulin
-overdose" and "cyanide poisoning" name the substance). So a question about an oxycodone
-overdose that asks what treats it needs the class's condition beside the drug.
+induced by natural and synthetic opioids", not oxycodone or tramadol. So a question about
+an oxycodone overdose that asks what treats it needs the class's condition beside the
+drug. "Paracetamol overdose" and "cyanide poisoning" name the substance.
 
-The members are the opioid agonists and partial agonists of WHO ATC N02A (opioid
-analgesics), N01AH (opioid anaesthetics), N07BC (drugs used in opioid dependence) and
-R05DA (opium alkaloids used as cough suppressants), as the shipped vocabulary names them
-(its canonical names: "meperidine" for pethidine, "heroin" for diamorphine, "opium" for
-papaveretum). Antagonists (naloxone, naltrexone, nalmefene) and the peripheral opioids
-used for diarrhoea (loperamide, diphenoxylate) are not members: an overdose of those is
-no opioid overdose the antidotes treat.
+The members of the opioids are the opioid agonists and partial agonists of WHO ATC N02A
+(opioid analgesics), N01AH (opioid anaesthetics), N07BC (drugs used in opioid
+dependence) and R05DA (opium alkaloids used as cough suppressants), as the shipped
+vocabulary names them (its canonical names: "meperidine" for pethidine, "heroin" for
+diamorphine, "opium" for papaveretum). Antagonists (naloxone, naltrexone, nalmefene) and
+the peripheral opioids used for diarrhoea (loperamide, diphenoxylate) are not members: an
+overdose of those is no opioid overdose the antidotes treat.
+
+A-46: two overdoses the antidotes' labels name by what they do. The glucagon labels
+(Ogluo, Baqsimi, Zegalogue) treat "severe hypoglycaemia", not an insulin overdose; the
+methylene blue label treats "acquired methemoglobinemia", not dapsone, benzocaine or
+poppers. Their members are the drugs whose overdose or use causes it: the insulins (any
+name with the word "insulin"), the sulfonylureas and glinides (ATC A10BB, A10BX) and
+mecasermin; the oxidising drugs labels name for acquired methaemoglobinaemia (dapsone,
+the local anaesthetics benzocaine and prilocaine, the nitrites, primaquine, tafenoquine,
+rasburicase, metoclopramide). In this corpus "severe hypoglycaemia" is in the leaflets of
+the glucagons, the insulins, repaglinide and Increlex (mecasermin) only, and
+"methaemoglobinaemia" in the methylene blue, metoclopramide, Fasturtec (rasburicase) and
+Fortacin (prilocaine) texts: every other product that names it is a member, on the
+subject and not the answer (A-35).
 """
 
 from __future__ import annotations
@@ -88,10 +100,43 @@ _OPIOIDS = frozenset(
     }
 )
 
-#: A class's overdose, by the vocabulary's canonical name of the condition. One class in
-#: this corpus (see the module's docstring); its label terms are Narcan's ("reversal of
-#: opioid depression", "acute opioid overdosage") and Zurnai's ("opioid overdose",
-#: "reversal of opioid drug effects").
+_GLUCOSE_LOWERING = frozenset(
+    {
+        "insulin",
+        "chlorpropamide",
+        "glibenclamide",
+        "gliclazide",
+        "glimepiride",
+        "glipizide",
+        "gliquidone",
+        "glyburide",
+        "tolazamide",
+        "tolbutamide",
+        "nateglinide",
+        "repaglinide",
+        "mecasermin",
+    }
+)
+
+_OXIDISING = frozenset(
+    {
+        "dapsone",
+        "benzocaine",
+        "prilocaine",
+        "amyl nitrite",
+        "isobutyl nitrite",
+        "sodium nitrite",
+        "primaquine",
+        "tafenoquine",
+        "rasburicase",
+        "metoclopramide",
+    }
+)
+
+#: An overdose the antidotes' labels name by a condition, by the vocabulary's canonical
+#: name of that condition: the opioids' (A-34; Narcan's "reversal of opioid depression",
+#: "acute opioid overdosage", Zurnai's "opioid overdose", "reversal of opioid drug
+#: effects") and two by their effect (A-46; the module's docstring).
 CLASS_OVERDOSES: dict[str, ClassOverdose] = {
     "opioid overdose": ClassOverdose(
         members=_OPIOIDS,
@@ -104,7 +149,19 @@ CLASS_OVERDOSES: dict[str, ClassOverdose] = {
         class_words=re.compile(
             r"(?:opioids?|opiates?|narcotics?)\b(?![\s-]*induced)", re.IGNORECASE
         ),
-    )
+    ),
+    "hypoglycemia": ClassOverdose(
+        members=_GLUCOSE_LOWERING,
+        label_terms=("severe hypoglycaemia", "severe hypoglycemia"),
+        class_words=re.compile(
+            r"(?:insulins?|sulfonylureas?|sulphonylureas?)\b(?![\s-]*induced)", re.IGNORECASE
+        ),
+    ),
+    "Methemoglobinemia": ClassOverdose(
+        members=_OXIDISING,
+        label_terms=("methemoglobinemia", "methaemoglobinaemia"),
+        class_words=re.compile(r"(?:nitrites?|poppers)\b", re.IGNORECASE),
+    ),
 }
 
 

@@ -39,7 +39,7 @@ _STRONG_TREATMENT = re.compile(
     r"emergency\s+(?:[\w-]+\s+){0,2}?(?:med\w*|injections?|jabs?|sprays?|treatments?|"
     r"drugs?|pens?|kits?)|"
     r"what\s+(?:do|does|did|can|could|should|would|will)\s+"
-    rf"(?:[\w&{_APOSTROPHES}-]+\s+){{0,3}}?(?:give|use|carry|keep|administer)|"
+    rf"(?:[\w&{_APOSTROPHES}-]+\s+){{0,3}}?(?:give|given|use|carry|keep|administer)|"
     r"bring\s+(?:[\w-]+\s+){0,2}?round|"
     # "what drip do they put you on", "is there a shot I can give"
     r"what\s+[\w-]+\s+(?:do|does|did|would|will)\s+(?:they|you|doctors|paramedics)\s+put\s+"

@@ -125,7 +125,10 @@ def reversal_query(query: str, vocabulary: Vocabulary) -> str | None:
     ]
     if not names:
         return None
-    return " ".join([*dict.fromkeys(names), *REVERSAL_WORDS, "overdose"])
+    # A-46: and the words the antidotes' labels name a class overdose with ("severe
+    # hypoglycaemia": the glucagon labels say neither insulin nor antidote)
+    labels = class_overdose_terms(query, vocabulary)
+    return " ".join([*dict.fromkeys([*names, *labels]), *REVERSAL_WORDS, "overdose"])
 
 
 async def reversal_hits(

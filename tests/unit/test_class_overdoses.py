@@ -5,7 +5,7 @@ import pytest
 
 from pipeline.overdose import glossed_overdoses
 from pipeline.overdose_classes import CLASS_OVERDOSES, class_overdose_of, class_overdose_terms
-from pipeline.reversal import asks_for_reversal
+from pipeline.reversal import asks_for_reversal, reversal_query
 from pipeline.schema import QueryRetrievalIntent
 from pipeline.settings import Tier2Settings
 from tests.unit.helpers import hit, ids
@@ -155,10 +155,20 @@ def test_a34_no_antidote_asked(vocabulary, query):
             "can kidney toxicity from NSAIDs be reversed? I also take tramadol",
             "can kidney toxicity from NSAIDs be reversed? I also take tramadol",
         ),
-        # the overdose said is of something else
+        # the overdose said is of something else: insulin's, read by its effect (A-46)
         (
             "overdosed on insulin, also on morphine, antidote",
-            "overdosed on insulin, also on morphine, antidote",
+            "overdosed on insulin (insulin overdose, hypoglycemia), also on morphine, antidote",
+        ),
+        (
+            "injected way too much insulin, what can family give for the severe hypo",
+            "injected way too much insulin (insulin overdose, hypoglycemia), what can family"
+            " give for the severe hypo",
+        ),
+        (
+            "rubbed too much benzocaine gel on her gums, lips blue, what's the treatment",
+            "rubbed too much benzocaine (benzocaine overdose, methemoglobinemia) gel on her"
+            " gums, lips blue, what's the treatment",
         ),
         (
             "does morphine reverse breathlessness in COPD",
@@ -213,6 +223,16 @@ def test_a34_which_names_get_the_class_overdose(vocabulary, question, glossed):
         ("naloxone", None),  # the antidote
         ("loperamide", None),  # a peripheral opioid: no opioid overdose to treat
         ("acetaminophen", None),  # its labels name "paracetamol overdose" itself
+        # A-46: overdoses the antidotes' labels name by their effect
+        ("insulin", "hypoglycemia"),
+        ("insulin aspart", "hypoglycemia"),
+        ("insulin degludec/liraglutide", "hypoglycemia"),
+        ("gliclazide", "hypoglycemia"),
+        ("sitagliptin", None),  # no hypoglycaemia of its own
+        ("glucagon", None),  # the antidote
+        ("dapsone", "Methemoglobinemia"),
+        ("lidocaine/prilocaine", "Methemoglobinemia"),
+        ("methylene blue", None),
     ],
 )
 def test_a34_class_overdose_of(canonical, condition):
@@ -261,3 +281,43 @@ async def test_a34_the_antidote_naming_the_class_overdose_comes_first(vocabulary
     plain = glossed_overdoses(question, vocabulary, class_overdoses=False)
     before = await rerank(nodes, plain, DRUG, vocabulary, scores, tier2=tuned)
     assert ids(before.nodes)[0] != "naloxone-s1"
+
+
+async def test_a46_glucagon_answers_an_insulin_overdose_over_the_insulins_own_leaflet(
+    vocabulary,
+):
+    question = "husband injected his novorapid twice by mistake, what emergency injection"
+    glossed = glossed_overdoses(question, vocabulary)
+    assert "(novorapid overdose, hypoglycemia)" in glossed and asks_for_reversal(glossed)
+    nodes = [
+        hit(
+            "novorapid-s3",
+            text="If you take more NovoRapid than you should, you may get severe "
+            "hypoglycaemia; someone can give you glucagon.",
+            primary_drugs=["insulin aspart"],
+        ),
+        hit(
+            "ogluo-s1",
+            text="Ogluo is used to treat severe hypoglycaemia in people with diabetes.",
+            primary_drugs=["glucagon"],
+        ),
+        hit("filler", text="Store below 25 C.", primary_drugs=["ritonavir"]),
+    ]
+    scores = scores_by_id({"novorapid-s3": 0.9, "ogluo-s1": 0.6, "filler": 0.1})
+    tuned = Tier2Settings(preset="tuned")
+    after = await rerank(nodes, glossed, DRUG, vocabulary, scores, tier2=tuned)
+    assert ids(after.nodes)[0] == "ogluo-s1"
+    parts = {item.node.node_id: item.score_parts["entity"] for item in after.nodes}
+    # the insulin's own leaflet names the effect too: on the subject, not the answer
+    assert parts["ogluo-s1"] == 1.0 and parts["novorapid-s3"] == 0.5
+
+
+def test_a46_the_short_bm25_query_carries_the_labels_words(vocabulary):
+    # the glucagon labels say neither insulin nor antidote: their words join A-32's query
+    glossed = glossed_overdoses(
+        "injected far too much insulin, which emergency injection", vocabulary
+    )
+    short = reversal_query(glossed, vocabulary)
+    assert short is not None and "severe hypoglycaemia" in short
+    plain = reversal_query("antidote for paracetamol", vocabulary)
+    assert plain == "paracetamol antidote reversal reverse overdose"  # no class: as A-32

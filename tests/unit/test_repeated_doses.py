@@ -22,8 +22,8 @@ DRUG = QueryRetrievalIntent(workflow="drug_entity")
         # a dose repeated by mistake, said after the name
         (
             "my husband injected his novorapid twice by mistake, what can i give him",
-            "my husband injected his novorapid (novorapid overdose) twice by mistake, what"
-            " can i give him",
+            "my husband injected his novorapid (novorapid overdose, hypoglycemia) twice by"
+            " mistake, what can i give him",  # treated by its effect's antidote
         ),
         (
             "accidently did my lantus shot twice tonight, what now",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from pipeline.overdose_classes import class_overdose_of, names_a_class_at
 from pipeline.overdose_questions import overdose_spans
-from pipeline.reversal import REVERSAL_CUE, asks_for_reversal
+from pipeline.reversal import REVERSAL_CUE, WEAK_REVERSAL_CUE, asks_for_reversal
 from pipeline.text_normalise import APOSTROPHES
 from pipeline.vocabulary import Vocabulary
 from pipeline.vocabulary_entities import EntityMatch
@@ -37,19 +37,36 @@ _OWNER = (
     rf"tablets?|pills?|capsules?|doses?|\w+[{_APOSTROPHES}]s)\s+){{0,3}}"
 )
 
-#: Something was taken: a verb in the past before the amount ("took too many", "has had
-#: too much", "injected way too much", and since A-35 "after taking too much"). "Can I
-#: take a few extra" asks, "makes too much cortisol" is the body's own and "I'm on too
-#: much prednisolone" a dose to taper.
+#: Something was taken: a verb of taking before the amount ("took too many", "has had
+#: too much", "injected way too much", and since A-35 "after taking too much"; since
+#: A-45 "necked", "sniffed", "rubbed", and the present "takes too many", "injects too
+#: much"). "Can I take a few extra" asks, "makes too much cortisol" is the body's own and
+#: "I'm on too much prednisolone" a dose to taper.
 _TAKEN = (
     r"(?:took|taken|swallowed|ate|eaten|had|given|gave|injected|drank|drunk|used|"
-    # A-45: "necked a full box of", "sniffed a whole bottle of", "rubbed too much"
     r"chewed|downed|necked|sniffed|snorted|rubbed|applied|injecting|injects|takes|swallows|"
     r"after\s+(?:taking|injecting|using))\s+"
     r"(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
 )
+_ADVERB = r"(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
 
+#: A-45: amounts that say an overdose after a verb of swallowing only, or after "took"
+#: where "in one go" or "at once" follows the name (``_AT_ONCE``): "took extra
+#: oxycodone", "swallowed a whole week's worth of", "necked a load of"; not "the nurse gave
+#: extra morphine", "I've had a week's worth of amoxicillin", "took my whole week of
+#: amoxicillin like the GP said".
 _PERIOD = rf"(?:day|week|month)(?:[{_APOSTROPHES}]?s)?"
+_PERIOD_AMOUNT = (
+    rf"(?:a|an|the|his|her|my|their)\s+(?:(?:whole|entire)\s+{_PERIOD}(?:\s+worth)?"
+    rf"|{_PERIOD}\s+worth)\s+of"
+)
+_SWALLOWED = r"(?:swallowed|downed|necked)\s+"
+_TOOK = r"(?:took|taken|after\s+taking)\s+"
+_AT_ONCE = re.compile(r"[\s,]*(?:in\s+one\s+go|(?:all\s+)?at\s+once)\b", re.IGNORECASE)
+_TOOK_A_PERIOD = re.compile(
+    rf"\b{_TOOK}{_ADVERB}{_PERIOD_AMOUNT}\s+{_OWNER}$",
+    re.IGNORECASE,
+)
 
 #: More than a dose: "too many", "several extra", "a whole packet of", and since A-34 "a
 #: handful of".
@@ -58,16 +75,13 @@ _AMOUNT = (
     r"a\s+(?:whole\s+)?handful\s+of|"
     r"(?:a|an|the|his|her|my|their)\s+(?:whole|entire|full)\s+"
     r"(?:packet|pack|box|bottle|strip|blister|sheet|tub|jar)s?\s+of|"
-    # A-45: "took extra oxycodone", "took a load of", "a week's worth of", "his whole
-    # week of"
-    r"extra|a\s+load\s+of|loads\s+of|"
-    rf"(?:a|an|the|his|her|my|their)\s+(?:(?:whole|entire)\s+{_PERIOD}(?:\s+worth)?"
-    rf"|{_PERIOD}\s+worth)\s+of)"
+    r"a\s+load\s+of|loads\s+of)"  # A-45
 )
 
 #: Words before a drug's name that say more of it was taken than prescribed.
 OVERDOSE_CUE = re.compile(
-    rf"\b(?:{_TAKEN}{_AMOUNT}|overdos(?:ed|ing)\s+(?:on|with)|overdose\s+of|"
+    rf"\b(?:{_TAKEN}{_AMOUNT}|(?:{_SWALLOWED}|{_TOOK}){_ADVERB}extra|"
+    rf"{_SWALLOWED}{_ADVERB}{_PERIOD_AMOUNT}|overdos(?:ed|ing)\s+(?:on|with)|overdose\s+of|"
     rf"o\.?d\.?(?:[{_APOSTROPHES}]d|ed|ing)\s+on|doubled\s+up\s+on)\s+{_OWNER}$",
     re.IGNORECASE,
 )
@@ -124,13 +138,15 @@ _SENTENCE_END = re.compile(r"[!?;]|(?<!\.)\.(?!\.)")  # an ellipsis ends none
 _DOSE_WORD = re.compile(r"\b(?:doses?|amount)\b", re.IGNORECASE)
 
 #: A-45: a weekly dose taken every day ("took her methotrexate every day instead of once
-#: a week"), right after the name and its tail.
+#: a week"), right after the name and its tail, a verb of taking in the past before it:
+#: not "can I take alendronic acid daily instead of once a week?".
 _DAILY_NOT_WEEKLY = re.compile(
     r"\s*(?:every\s+day|daily)\s+inst\w*\s+of\s+(?:once\s+)?(?:a|per|each|every)\s+week\b",
     re.IGNORECASE,
 )
 
-#: A-45: "doubled my warfarin" (not as prescribed: "doubled my sertraline as my GP said").
+#: A-45: "doubled my warfarin", with a mistake said in its sentence ("by accident"): not
+#: "my doctor doubled my sertraline".
 _DOUBLED = re.compile(rf"\bdoubled\s+{_OWNER}$", re.IGNORECASE)
 
 #: A question about a missed or forgotten dose: "doubled up on my metformin after missing
@@ -251,24 +267,21 @@ class _Name:
 def _read_name(
     text: str, match: EntityMatch, vocabulary: Vocabulary, prescribed: bool
 ) -> _Name | None:
-    """A-30's reading of one match; None for no drug or class. ``prescribed``: the
-    question says its dose was prescribed or advised (``_AS_PRESCRIBED``, A-35), so no
-    multiple or repeat of it is an overdose."""
-    # A-46: "insulin" is no drug row of the vocabulary (a hormone), but its overdose is one
+    """A-30's reading of one match; None for no drug or class, and (A-46) for a row of
+    another type whose overdose a class overdose names ("insulin", a hormone row) unless
+    its overdose is cued or said. ``prescribed``: the question says its dose was
+    prescribed or advised (``_AS_PRESCRIBED``, A-35), so no multiple or repeat of it is
+    an overdose."""
     named = match.entity.is_drug or match.entity.semantic_type == "class"
     if not (named or class_overdose_of(match.entity.canonical)):
         return None
     before = text[max(0, match.start - _CUE_REACH) : match.start]
     end = _JOINED.match(text, _NAME_TAIL.match(text, match.end).end()).end()
     end = _NAME_TAIL.match(text, end).end()  # "oxycodone/acetaminophen 5mg tablets"
-    multiple = None if prescribed else _MULTIPLE_CUE.search(before)
-    cued = bool(OVERDOSE_CUE.search(before)) or bool(
-        multiple and _DOSE_WORD.search(before[multiple.start() :] + text[match.end : end])
-    )
-    cued = cued or (not prescribed and _repeated_by_mistake(text, before, match.start, end))
-    cued = cued or bool(_DAILY_NOT_WEEKLY.match(text, end))
-    cued = cued or (not prescribed and bool(_DOUBLED.search(before)))
+    cued = _taken_beyond_its_dose(text, before, match.start, end, prescribed)
     said = _SAID.match(text, end)
+    if not named and not (cued or said):
+        return None  # "how do I reverse insulin resistance"
     phrase = f"{match.surface} overdose"
     if not cued or said:
         gloss, at = "", said.end() if said else end
@@ -279,16 +292,42 @@ def _read_name(
     return _Name(match, cued, bool(said), at, gloss)
 
 
+def _taken_beyond_its_dose(text: str, before: str, start: int, end: int, prescribed: bool) -> bool:
+    """Whether ``text`` says more of the name at ``[start, end)`` (``end`` after its
+    tail; ``before``, the text a cue may stand in) was taken than its dose: A-30's cues
+    (``OVERDOSE_CUE``), "took a week's worth of ... in one go" (A-45), and unless the dose
+    was ``prescribed`` a multiple of the dose (A-34), a dose repeated by mistake (A-35),
+    a dose doubled by mistake or a weekly dose taken every day (A-45)."""
+    if OVERDOSE_CUE.search(before):
+        return True
+    if _TOOK_A_PERIOD.search(before) and _AT_ONCE.match(text, end):
+        return True
+    if prescribed:
+        return False
+    multiple = _MULTIPLE_CUE.search(before)
+    if multiple and _DOSE_WORD.search(before[multiple.start() :] + text[start:end]):
+        return True
+    if _repeated_by_mistake(text, before, start, end):
+        return True
+    if _REPEATED_BEFORE.search(before) and _DAILY_NOT_WEEKLY.match(text, end):
+        return True
+    return bool(_DOUBLED.search(before)) and bool(_BY_MISTAKE.search(_sentence(text, start, end)))
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence of ``text`` that holds ``[start, end)``."""
+    starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
+    stop = _SENTENCE_END.search(text, end)
+    return text[starts[-1] if starts else 0 : stop.start() if stop else len(text)]
+
+
 def _repeated_by_mistake(text: str, before: str, start: int, end: int) -> bool:
     """A-35: whether ``text`` says the dose of the name at ``[start, end)`` (``end`` after
     its tail; ``before``, the text a cue may stand in) was taken twice by mistake
     (``_REPEATED_BEFORE``, ``_TWICE_AFTER``, ``_BY_MISTAKE``)."""
     if not (_REPEATED_BEFORE.search(before) and _TWICE_AFTER.match(text, end)):
         return False
-    starts = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
-    stop = _SENTENCE_END.search(text, end)
-    sentence = text[starts[-1] if starts else 0 : stop.start() if stop else len(text)]
-    return bool(_BY_MISTAKE.search(sentence))
+    return bool(_BY_MISTAKE.search(_sentence(text, start, end)))
 
 
 def _reversed_names(text: str, names: list[_Name], found: list[EntityMatch]) -> list[_Name]:
@@ -313,7 +352,7 @@ def _reversed_names(text: str, names: list[_Name], found: list[EntityMatch]) -> 
             default=None,
         )
         picked.update(id(name) for name in names if name.match == nearest)
-    for cue in REVERSAL_CUE.finditer(text):
+    for cue in (*REVERSAL_CUE.finditer(text), *WEAK_REVERSAL_CUE.finditer(text)):
         start = _CUE_OBJECT.match(text, cue.end()).end()
         bare = _NO_OBJECT.match(text, start)
         # "what's the antidote?" reverses what was named; "can it be reversed?" need not

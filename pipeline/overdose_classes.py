@@ -19,12 +19,14 @@ methylene blue label treats "acquired methemoglobinemia", not dapsone, benzocain
 poppers. Their members are the drugs whose overdose or use causes it: the insulins (any
 name with the word "insulin"), the sulfonylureas and glinides (ATC A10BB, A10BX) and
 mecasermin; the oxidising drugs labels name for acquired methaemoglobinaemia (dapsone,
-the local anaesthetics benzocaine and prilocaine, the nitrites, primaquine, tafenoquine,
-rasburicase, metoclopramide). In this corpus "severe hypoglycaemia" is in the leaflets of
-the glucagons, the insulins, repaglinide and Increlex (mecasermin) only, and
-"methaemoglobinaemia" in the methylene blue, metoclopramide, Fasturtec (rasburicase) and
-Fortacin (prilocaine) texts: every other product that names it is a member, on the
-subject and not the answer (A-35).
+the local anaesthetics benzocaine and prilocaine, the nitrites, rasburicase,
+metoclopramide; not primaquine and tafenoquine, whose harm in G6PD deficiency is
+haemolysis, where methylene blue is contraindicated; rasburicase is a member because
+its leaflet names methaemoglobinaemia as its own risk). In this corpus "severe
+hypoglycaemia" is in the leaflets of the glucagons, the insulins, repaglinide and
+Increlex (mecasermin) only, and "methaemoglobinaemia" in the methylene blue,
+metoclopramide, Fasturtec (rasburicase) and Fortacin (prilocaine) texts: every other
+product that names it is a member, on the subject and not the answer (A-35).
 """
 
 from __future__ import annotations
@@ -46,9 +48,10 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ClassOverdose:
-    """One class's overdose: ``members`` (the vocabulary's canonical drug names, lower
-    case) and ``label_terms``, the words the antidotes' labels name it with (whole words,
-    lower case; what A-11's Tier-2 score reads in a chunk's first characters)."""
+    """One class's overdose: ``members`` (the vocabulary's canonical names of drugs, and
+    of "insulin", lower case) and ``label_terms``, the words the antidotes' labels name it
+    with (whole words, lower case; what A-11's Tier-2 score reads in a chunk's first
+    characters)."""
 
     members: frozenset[str]
     label_terms: tuple[str, ...]
@@ -103,7 +106,10 @@ _OPIOIDS = frozenset(
 _GLUCOSE_LOWERING = frozenset(
     {
         "insulin",
+        "acetohexamide",
+        "carbutamide",
         "chlorpropamide",
+        "glibornuride",
         "glibenclamide",
         "gliclazide",
         "glimepiride",
@@ -112,6 +118,7 @@ _GLUCOSE_LOWERING = frozenset(
         "glyburide",
         "tolazamide",
         "tolbutamide",
+        "mitiglinide",
         "nateglinide",
         "repaglinide",
         "mecasermin",
@@ -126,8 +133,6 @@ _OXIDISING = frozenset(
         "amyl nitrite",
         "isobutyl nitrite",
         "sodium nitrite",
-        "primaquine",
-        "tafenoquine",
         "rasburicase",
         "metoclopramide",
     }
@@ -153,9 +158,8 @@ CLASS_OVERDOSES: dict[str, ClassOverdose] = {
     "hypoglycemia": ClassOverdose(
         members=_GLUCOSE_LOWERING,
         label_terms=("severe hypoglycaemia", "severe hypoglycemia"),
-        class_words=re.compile(
-            r"(?:insulins?|sulfonylureas?|sulphonylureas?)\b(?![\s-]*induced)", re.IGNORECASE
-        ),
+        # not "insulin": "antidote for insulin allergy", "reverse insulin resistance"
+        class_words=re.compile(r"(?:sulfonylureas?|sulphonylureas?)\b", re.IGNORECASE),
     ),
     "Methemoglobinemia": ClassOverdose(
         members=_OXIDISING,

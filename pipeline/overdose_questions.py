@@ -11,7 +11,9 @@ name, which A-30 (``pipeline.overdose``) reads with the vocabulary and glosses a
 "(<drug> overdose)" before this cue reads the question; "took a handful of almonds",
 "had too much coffee" or "took it 3x/day" say none. "Toxicity" (a side effect as often
 as an overdose) counts only where the question also asks in a strong form ("what do
-paramedics give", "emergency injection"); "treatment" and "counteract" are weak forms.
+paramedics give", "emergency injection", since A-45 "what drip do they put you on");
+"treatment", "counteract" and since A-45 "fix", "rescue" and "a shot I can give" are
+weak forms.
 """
 
 from __future__ import annotations
@@ -41,17 +43,21 @@ _STRONG_TREATMENT = re.compile(
     r"what\s+(?:do|does|did|can|could|should|would|will)\s+"
     rf"(?:[\w&{_APOSTROPHES}-]+\s+){{0,3}}?(?:give|given|use|carry|keep|administer)|"
     r"bring\s+(?:[\w-]+\s+){0,2}?round|"
-    # A-45: "what drip do they put you on", "is there a shot I can give"
-    r"what\s+[\w-]+\s+(?:do|does|did|would|will)\s+(?:they|you|doctors|paramedics)\s+put\s+"
-    r"(?:you|him|her|them|people|someone)\s+on|"
-    r"(?:shots?|jabs?|injections?|sprays?|pens?|medicines?|drugs?)\s+"
-    r"(?:i|we|you|they|family|someone)\s+(?:can|could|should)\s+(?:give|use))\b",
+    # A-45: "what drip do they put you on"
+    r"what\s+(?:[\w-]+\s+){0,2}?(?:do|does|did|would|will)\s+(?:they|you|doctors|paramedics)"
+    r"\s+put\s+(?:you|him|her|them|people|someone)\s+on)\b",
     re.IGNORECASE,
 )
 
 #: "Treating" is left out: "how much paracetamol is an overdose when treating a fever".
+#: A-45: "fix", "rescue" (not a rescue inhaler: "overdosed on my salbutamol rescue
+#: inhaler") and "a shot I can give" ("what pain medicines I can use" is weak too: with
+#: "toxicity" it says no overdose).
 _WEAK_TREATMENT = re.compile(
-    r"\b(?:treat(?:s|ed|ments?)?|counteract\w*|fix(?:es)?|rescue)\b",  # A-45: fix, rescue
+    r"\b(?:treat(?:s|ed|ments?)?|counteract\w*|fix(?:es)?|"
+    r"rescue(?!\s+(?:inhalers?|puffers?|packs?|breaths?|remed\w*))|"
+    r"(?:shots?|jabs?|injections?|sprays?|pens?|medicines?|drugs?)\s+"
+    r"(?:i|we|you|they|family|someone)\s+(?:can|could|should)\s+(?:give|use))\b",
     re.IGNORECASE,
 )
 

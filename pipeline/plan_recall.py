@@ -189,16 +189,18 @@ class PlanRecall:
         finally:
             _settle(lexical, structural)
         detail["ann_ms"] = round(clock.ms - detail["encode_ms"], 3)
-        lexical_hits, reversal_leg = (
-            [
-                with_vector_similarity(item, vector, plan.collection, spec.metric)
-                for item in hits
-                if meets_minimum_should_match(
-                    context.query, item.node.text, self.settings.lexical.minimum_should_match
-                )
-            ]
-            for hits in (lexical_hits, reversal_leg)
-        )
+        lexical_hits = [
+            with_vector_similarity(item, vector, plan.collection, spec.metric)
+            for item in lexical_hits
+            if meets_minimum_should_match(
+                context.query, item.node.text, self.settings.lexical.minimum_should_match
+            )
+        ]
+        # A-44: the short query's own words matched these; the long question's need not
+        reversal_leg = [
+            with_vector_similarity(item, vector, plan.collection, spec.metric)
+            for item in reversal_leg
+        ]
         dense_hits = [
             item if item.collection else item.model_copy(update={"collection": plan.collection})
             for item in dense_hits
@@ -240,9 +242,10 @@ class PlanRecall:
             else:
                 candidates = rescored
             decisions.append(f"hybrid_alpha:{context.alpha}:{fusion}:{weighting}")
-        if reversal_leg and self.settings.hybrid.reversal_list:  # A-44
-            candidates = merge_rrf([candidates, reversal_leg], self.settings.rrf.k)
-            decisions.append(f"reversal_list:{len(reversal_leg)}")
+            # A-44: R-HYB-1 reorders the legs' union; the short query's order survives it
+            if reversal_leg and self.settings.hybrid.reversal_list:
+                candidates = merge_rrf([candidates, reversal_leg], self.settings.rrf.k)
+                decisions.append(f"reversal_list:{len(reversal_leg)}")
         if stages.tier1:
             clock = Stopwatch()
             candidates, tier1_decision = await tier1_rerank(

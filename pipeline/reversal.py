@@ -3,7 +3,8 @@ rocuronium neuromuscular blockade", and since A-34 those that say an overdose an
 what treats it ("dihydrocodeine overdose treatment", ``pipeline.overdose_questions``).
 The drug they name is not what they ask for: the answer is another product whose text
 names that drug (Praxbind for dabigatran, Bridion for rocuronium) or its class's
-overdose (Narcan's "opioid overdose"). Pure functions over Tier-2's window.
+overdose (Narcan's "opioid overdose"). Pure functions over Tier-2's window, and the
+short BM25 query's helpers (A-32, A-44), which take the store's search as an argument.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from pipeline.fusion import merge_rrf
 from pipeline.overdose_classes import CLASS_OVERDOSES, class_overdose_of, class_overdose_terms
-from pipeline.overdose_questions import asks_to_treat_an_overdose
+from pipeline.overdose_questions import asks_to_treat_an_overdose, says_an_overdose
 from pipeline.schema import Node, NodeWithScore, parse_drug_list
 from pipeline.scoring import combination_parts, entity_match_score
 from pipeline.vocabulary import Vocabulary
@@ -21,6 +22,7 @@ from pipeline.vocabulary import Vocabulary
 __all__ = [
     "REVERSAL_CUE",
     "REVERSAL_WORDS",
+    "WEAK_REVERSAL_CUE",
     "asks_for_reversal",
     "fuse_reversal_hits",
     "reversal_entity_score",
@@ -33,14 +35,26 @@ __all__ = [
 #: Words of a question that asks for a reversal agent or antidote. "reverse
 #: transcriptase" (an enzyme) and "reversible" (an inhibitor's kind) are not cues, nor is
 #: "counteract" (NFCorpus: "spices that counteract the effects of a high-fat meal").
-#: A-45: also "undo" ("can the hospital undo it"), "inactivate" ("what inactivates
-#: it"; not "inactivated", a vaccine's kind), "cancel out" and "switch ... off" ("what
-#: switches dabigatran off").
 REVERSAL_CUE = re.compile(
     r"\b(?:revers(?:e|es|ed|ing|al)(?!\s+transcriptase)|antidotes?|"
-    r"undo(?:es|ing)?|inactivat(?:e|es|ing)|cancel(?:s|led|ling)?\s+out|"
-    r"switch(?:es|ed|ing)?\s+(?!(?:to|from|over)\b)(?:[\w-]+\s+){1,2}?off(?![\s-]*label))\b",
+    r"undo(?:es|ing)? the effects?)\b",
     re.IGNORECASE,
+)
+
+#: A-45: verbs that ask the same where the question also says an overdose, a bleed or an
+#: emergency (``_URGENT``): "can the hospital undo it", "what inactivates it" (not
+#: "inactivated", a vaccine's kind), "cancels out the blood thinner", "what switches
+#: dabigatran off"; not "does ibuprofen cancel out my aspirin", "does grapefruit
+#: inactivate my simvastatin", "can I switch warfarin off before surgery", "undo the damage
+#: of years of ibuprofen".
+WEAK_REVERSAL_CUE = re.compile(
+    r"\b(?:undo(?:es|ing|ne)?|inactivat(?:e|es|ing)|cancel(?:s|ed|led|ing|ling)?\s+"
+    r"(?:(?:it|them|this|that)\s+)?out|"
+    r"switch(?:es|ed|ing)?\s+(?!(?:to|from|over)\b)(?:[\w-]+\s+){0,2}?off(?![\s-]*label))\b",
+    re.IGNORECASE,
+)
+_URGENT = re.compile(
+    r"\b(?:bleed\w*|haemorrhag\w*|hemorrhag\w*|emergency|urgent\w*)\b", re.IGNORECASE
 )
 
 
@@ -56,8 +70,13 @@ def asks_for_reversal(query: str) -> bool:
     "methanol intoxication treatment", and, as the stages read it after A-30's gloss,
     "took a handful of her oxycodone (oxycodone overdose), what do paramedics give"; not
     "signs of a morphine overdose" or "took too much of my oxycodone (oxycodone
-    overdose), what should I do", which the drug's own leaflet answers)."""
-    return bool(REVERSAL_CUE.search(query)) or asks_to_treat_an_overdose(query)
+    overdose), what should I do", which the drug's own leaflet answers). Since A-45 also
+    where a verb of :data:`WEAK_REVERSAL_CUE` asks it beside an overdose, a bleed or an
+    emergency ("dad on pradaxa has a brain bleed, what switches dabigatran off")."""
+    if REVERSAL_CUE.search(query) or asks_to_treat_an_overdose(query):
+        return True
+    urgent = says_an_overdose(query, strong_only=True) or _URGENT.search(query)
+    return bool(urgent and WEAK_REVERSAL_CUE.search(query))
 
 
 def reversal_entity_score(node: Node, drugs: Sequence[str], window: int = 512) -> float:

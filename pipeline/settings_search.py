@@ -205,7 +205,8 @@ class HybridSettings(_Frozen):
     #: R-HYB-1 score alone orders the union of the legs, and the antidote's chunk, whose
     #: words and vector are far from the long question's, fell out of the Tier-2 window
     #: (Ondexxya 39th for "... swallowed a handful of xarelto ..., antidote for
-    #: rivaroxaban?"). ``false``: the short query counts only inside the BM25 leg (A-32).
+    #: rivaroxaban?"). Only where R-HYB-1 ran: without it the BM25 leg already holds the
+    #: short query's hits (A-32). ``false``: the short query counts only inside that leg.
     reversal_list: bool = True
     #: Canonical sections whose chunks both legs leave out unless the question cues that
     #: section (A-9): a leaflet's list of local representatives answers no medical
@@ -267,7 +268,8 @@ class LexicalSettings(_Frozen):
     reversal_words: bool = True
     #: A-32: such a question also runs a short BM25 query, its named drugs and conditions
     #: and "antidote reversal reverse overdose", fused by RRF into the leg
-    #: (``pipeline.reversal.with_reversal_leg``); ``false``: one query (the seed).
+    #: (``pipeline.reversal.reversal_hits``, ``fuse_reversal_hits``); ``false``: one query
+    #: (the seed), and no A-44 list (``hybrid.reversal_list``).
     reversal_leg: bool = True
     #: A-20: each word of a question also asks for its other spelling (British or
     #: American) where the stored texts use it ("diarrhea" -> "diarrhoea";

@@ -41,8 +41,9 @@ def test_a34_an_overdose_to_treat_asks_for_its_antidote(query):
         # A-45: more ways to say the amount, the treatment asked
         "sister necked a full box of panadol, what drip do they put you on in a&e",
         "took a load of tapentadol at a party, is there a rescue spray",
-        "INR 9 after i doubled my warfarin, is vitamin k the thing that fixes it",
+        "INR 9 after i doubled my warfarin by accident, is vitamin k the thing that fixes it",
         "swallowed his whole week of methadone, is there a shot I can give",
+        "she necked a full box of paracetamol, what IV drip do they put you on",
     ],
 )
 def test_a34_an_amount_says_an_overdose_through_a30s_gloss(vocabulary, query):
@@ -71,10 +72,12 @@ def test_a34_an_amount_says_an_overdose_through_a30s_gloss(vocabulary, query):
         "I took a handful of almonds, what can I use for indigestion",
         "had too much coffee, what can I use to calm down",
         "I took it 3x/day, what treats the side effects",
-        # A-45's treatment cues with no overdose
+        # A-45's treatment cues with no overdose, or with a weak one, or a rescue inhaler
         "what drip do they put you on for dehydration",
         "is there a shot I can give for her migraine",
         "how do I fix my inhaler technique",
+        "What pain medicines I can use without risking lithium toxicity?",
+        "I think I overdosed on my salbutamol rescue inhaler, is my heart rate dangerous?",
         "I took my rescue inhaler twice, is that ok",
         # a count of tablets, not a multiple of the dose
         "took 2 x oxycodone 5mg as prescribed, what treats the itching",

@@ -117,6 +117,15 @@ def test_an_overdose_the_vocabulary_names_as_a_condition_reads_as_that_condition
         "had a week of amoxicillin for a chest infection",
         "I doubled my sertraline as my GP advised, what side effects",
         "can I take methotrexate daily instead of weekly?",
+        "The nurse gave extra morphine after surgery, what do they give for the itching?",
+        "My mum takes extra vitamin D in winter",
+        "I've had a week's worth of amoxicillin, do I need more?",
+        "I took my whole week of amoxicillin like the GP said",
+        "My doctor doubled my sertraline, what side effects",
+        "I take methotrexate every day instead of once a week as prescribed",
+        "Can I take alendronic acid daily instead of once a week?",
+        "How do I reverse insulin resistance?",  # insulin only where overdosed
+        "Is there an antidote for insulin allergy?",
     ],
 )
 def test_no_gloss_without_an_overdose_taken(vocabulary, question):

@@ -28,11 +28,14 @@ DRUG = QueryRetrievalIntent(workflow="drug_entity")
         "reversal of rocuronium neuromuscular blockade",
         "Reversing apixaban in a bleeding patient",
         "what can undo the effects of heparin",
-        # A-45: undo, inactivate, cancel out, switch ... off
-        "my mum swallowed her dabigatran capsules, can the hospital undo it",
+        # A-45: undo, inactivate, cancel out, switch ... off beside an overdose, a bleed
+        # or an emergency
+        "my mum overdosed on her dabigatran capsules, can the hospital undo it",
         "dabigatran toxicity needing emergency surgery, how to inactivate it",
-        "is there something that cancels out the blood thinner?",
+        "she is bleeding badly, is there something that cancels out the blood thinner?",
         "dad on pradaxa has a brain bleed, what switches dabigatran off",
+        "What switches off the effect of rocuronium in an emergency?",
+        "Can a heparin overdose be undone?",
     ],
 )
 def test_a11_reversal_cues(query):
@@ -50,6 +53,11 @@ def test_a11_reversal_cues(query):
         "inactivated influenza vaccine for adults over 65",  # a vaccine's kind
         "switched to rivaroxaban off label, is that safe?",  # no switch ... off
         "switch from warfarin to apixaban, when to stop it off",
+        # A-45's verbs with no overdose, bleed or emergency
+        "Does ibuprofen cancel out the effect of my aspirin?",
+        "Does grapefruit inactivate my simvastatin?",
+        "Can I switch warfarin off before surgery?",
+        "How do I undo the damage of years of ibuprofen on my stomach?",
     ],
 )
 def test_a11_not_reversal_cues(query):

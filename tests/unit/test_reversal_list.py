@@ -87,7 +87,9 @@ def stores(vocabulary):
     return store, registry
 
 
-async def first_stage(stores, vocabulary, on: bool) -> tuple[list[str], list[str]]:
+async def first_stage(
+    stores, vocabulary, on: bool, fusion: bool = True
+) -> tuple[list[str], list[str]]:
     store, registry = stores
     encoder = HashingTextEncoder()
     models = ModelPorts(
@@ -96,7 +98,7 @@ async def first_stage(stores, vocabulary, on: bool) -> tuple[list[str], list[str
     )
     settings = PipelineSettings(
         hybrid={"fusion": "replace", "reversal_list": on},
-        stages={"tier1": False, "supplement": False, "tier2": False},
+        stages={"hybrid_fusion": fusion, "tier1": False, "supplement": False, "tier2": False},
     )
     retriever = Retriever(settings, RetrieverPorts(store, models, registry), vocabulary)
     response = await retriever.search(
@@ -113,3 +115,10 @@ async def test_a44_the_short_querys_hits_join_the_plan_as_their_own_list(stores,
     assert not any(d.startswith("reversal_list:") for d in plain)
     # the antidote's chunk tops the short query; as its own list it rises in the plan
     assert on.index("praxbind") < off.index("praxbind")
+
+
+async def test_a44_without_r_hyb_1_the_bm25_leg_already_holds_the_short_query(stores, vocabulary):
+    on, decisions = await first_stage(stores, vocabulary, on=True, fusion=False)
+    off, _ = await first_stage(stores, vocabulary, on=False, fusion=False)
+    assert not any(d.startswith("reversal_list:") for d in decisions)
+    assert on == off  # the RRF rung of the ablation ladder is A-32's

@@ -82,7 +82,9 @@ _AMOUNT = (
 OVERDOSE_CUE = re.compile(
     rf"\b(?:{_TAKEN}{_AMOUNT}|(?:{_SWALLOWED}|{_TOOK}){_ADVERB}extra|"
     rf"{_SWALLOWED}{_ADVERB}{_PERIOD_AMOUNT}|overdos(?:ed|ing)\s+(?:on|with)|overdose\s+of|"
-    rf"o\.?d\.?(?:[{_APOSTROPHES}]d|ed|ing)\s+on|doubled\s+up\s+on)\s+{_OWNER}$",
+    rf"o\.?d\.?(?:[{_APOSTROPHES}]d|ed|ing)\s+on|doubled\s+up\s+on|"
+    # a child's "got into the calpol"
+    rf"got\s+into)\s+{_OWNER}$",
     re.IGNORECASE,
 )
 

@@ -41,7 +41,7 @@ REVERSAL_CUE = re.compile(
     re.IGNORECASE,
 )
 
-#: A-45: verbs that ask the same where the question also says an overdose, a bleed or an
+#: A-45, A-49: verbs that ask the same where the question also says an overdose, a bleed or an
 #: emergency (``_URGENT``): "can the hospital undo it", "what inactivates it" (not
 #: "inactivated", a vaccine's kind), "cancels out the blood thinner", "what switches
 #: dabigatran off"; not "does ibuprofen cancel out my aspirin", "does grapefruit
@@ -50,6 +50,9 @@ REVERSAL_CUE = re.compile(
 WEAK_REVERSAL_CUE = re.compile(
     r"\b(?:undo(?:es|ing|ne)?|inactivat(?:e|es|ing)|cancel(?:s|ed|led|ing|ling)?\s+"
     r"(?:(?:it|them|this|that)\s+)?out|"
+    # A-49: "neutralises the anticoagulant", "stop the blood thinner working"
+    r"neutrali[sz](?:e|es|ing)|stop\s+(?:the|his|her|my|their)\s+"
+    r"(?:blood[\s-]thinners?|anticoagulants?)\s+(?:from\s+)?working|"
     r"switch(?:es|ed|ing)?\s+(?!(?:to|from|over)\b)(?:[\w-]+\s+){0,2}?off(?![\s-]*label))\b",
     re.IGNORECASE,
 )

@@ -72,6 +72,12 @@ pytestmark = pytest.mark.unit
             " week",
             "methotrexate",
         ),
+        # a child "got into" a medicine
+        (
+            "toddler got into the calpol and drank half the bottle",
+            "toddler got into the calpol (calpol overdose) and drank half the bottle",
+            "acetaminophen",
+        ),
         # the gloss follows the strength and the rest of the product's name
         (
             "took too many Nurofen Plus 200mg tablets last night",
@@ -126,6 +132,8 @@ def test_an_overdose_the_vocabulary_names_as_a_condition_reads_as_that_condition
         "Can I take alendronic acid daily instead of once a week?",
         "How do I reverse insulin resistance?",  # insulin only where overdosed
         "Is there an antidote for insulin allergy?",
+        "I got into the habit of taking ibuprofen daily, is it safe",  # no amount
+        "I got into trouble with codeine, what helps withdrawal",
     ],
 )
 def test_no_gloss_without_an_overdose_taken(vocabulary, question):

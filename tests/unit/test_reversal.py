@@ -36,6 +36,9 @@ DRUG = QueryRetrievalIntent(workflow="drug_entity")
         "dad on pradaxa has a brain bleed, what switches dabigatran off",
         "What switches off the effect of rocuronium in an emergency?",
         "Can a heparin overdose be undone?",
+        # neutralise, stop the blood thinner working
+        "on Eliquis with a major GI bleed: which medicine neutralises the anticoagulant?",
+        "bleeding in his head, can the hospital stop the blood thinner working?",
     ],
 )
 def test_a11_reversal_cues(query):
@@ -58,6 +61,8 @@ def test_a11_reversal_cues(query):
         "Does grapefruit inactivate my simvastatin?",
         "Can I switch warfarin off before surgery?",
         "How do I undo the damage of years of ibuprofen on my stomach?",
+        "can antacids neutralise stomach acid while on omeprazole",
+        "I'm bleeding a lot on my period, will the pill stop it working",
     ],
 )
 def test_a11_not_reversal_cues(query):

@@ -42,13 +42,12 @@ _OWNER = (
 #: A-45 "necked", "sniffed", "rubbed", and the present "takes too many", "injects too
 #: much"). "Can I take a few extra" asks, "makes too much cortisol" is the body's own and
 #: "I'm on too much prednisolone" a dose to taper.
+_ADVERB = r"(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
 _TAKEN = (
     r"(?:took|taken|swallowed|ate|eaten|had|given|gave|injected|drank|drunk|used|"
     r"chewed|downed|necked|sniffed|snorted|rubbed|applied|injecting|injects|takes|swallows|"
-    r"after\s+(?:taking|injecting|using))\s+"
-    r"(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
+    rf"after\s+(?:taking|injecting|using))\s+{_ADVERB}"
 )
-_ADVERB = r"(?:(?:way|far|much|about|all|maybe|possibly)\s+)?"
 
 #: A-45: amounts that say an overdose after a verb of swallowing only, or after "took"
 #: where "in one go" or "at once" follows the name (``_AT_ONCE``): "took extra

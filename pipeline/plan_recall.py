@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -189,18 +189,18 @@ class PlanRecall:
         finally:
             _settle(lexical, structural)
         detail["ann_ms"] = round(clock.ms - detail["encode_ms"], 3)
-        lexical_hits = [
-            with_vector_similarity(item, vector, plan.collection, spec.metric)
+
+        def scored(hits: Iterable[NodeWithScore]) -> list[NodeWithScore]:
+            return [with_vector_similarity(i, vector, plan.collection, spec.metric) for i in hits]
+
+        should_match = self.settings.lexical.minimum_should_match
+        lexical_hits = scored(
+            item
             for item in lexical_hits
-            if meets_minimum_should_match(
-                context.query, item.node.text, self.settings.lexical.minimum_should_match
-            )
-        ]
+            if meets_minimum_should_match(context.query, item.node.text, should_match)
+        )
         # the short query's own words matched these; the long question's need not
-        reversal_leg = [
-            with_vector_similarity(item, vector, plan.collection, spec.metric)
-            for item in reversal_leg
-        ]
+        reversal_leg = scored(reversal_leg)
         dense_hits = [
             item if item.collection else item.model_copy(update={"collection": plan.collection})
             for item in dense_hits

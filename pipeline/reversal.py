@@ -29,7 +29,6 @@ __all__ = [
     "reversal_hits",
     "reversal_query",
     "reversal_subject",
-    "with_reversal_leg",
 ]
 
 #: Words of a question that asks for a reversal agent or antidote. "reverse
@@ -171,17 +170,3 @@ def fuse_reversal_hits(
     if not extra:
         return list(hits)
     return merge_rrf([hits, extra], k)[: max(len(hits), len(extra))]
-
-
-async def with_reversal_leg(
-    hits: Sequence[NodeWithScore],
-    query: str,
-    vocabulary: Vocabulary,
-    search: Callable[[str], Awaitable[list[NodeWithScore]]],
-    k: int = 60,
-) -> list[NodeWithScore]:
-    """The BM25 leg's ``hits`` fused by RRF (R-RRF-1, ``k``) with ``search``'s hits for
-    :func:`reversal_query` (A-32), at most as many as the longer list; ``hits`` as they
-    are when the question asks no reversal. ``search(text)`` runs one BM25 query, its
-    words read as the leg reads the question's."""
-    return fuse_reversal_hits(hits, await reversal_hits(query, vocabulary, search), k)

@@ -181,7 +181,10 @@ def test_a32_a_reversal_question_has_a_short_bm25_query(vocabulary):
 
 
 async def test_a32_the_short_query_is_fused_into_the_leg_by_rrf(vocabulary):
-    from pipeline.reversal import with_reversal_leg
+    from pipeline.reversal import fuse_reversal_hits, reversal_hits
+
+    async def with_reversal_leg(hits, query):  # what the BM25 leg does with the two
+        return fuse_reversal_hits(hits, await reversal_hits(query, vocabulary, search))
 
     leg = [hit("own-1"), hit("own-2"), hit("own-3")]
     asked: list[str] = []
@@ -190,11 +193,11 @@ async def test_a32_the_short_query_is_fused_into_the_leg_by_rrf(vocabulary):
         asked.append(words)
         return [hit("antidote"), hit("own-3")]
 
-    fused = await with_reversal_leg(leg, "antidote for paracetamol", vocabulary, search)
+    fused = await with_reversal_leg(leg, "antidote for paracetamol")
     assert asked == ["paracetamol antidote reversal reverse overdose"]
     assert ids(fused)[0] == "own-3"  # in both lists
     # at most as many as the leg returned: the antidote takes the place of its last hit
     assert len(fused) == 3 and "antidote" in ids(fused)
     asked.clear()
-    plain = await with_reversal_leg(leg, "paracetamol dose", vocabulary, search)
+    plain = await with_reversal_leg(leg, "paracetamol dose")
     assert ids(plain) == ["own-1", "own-2", "own-3"] and asked == []

@@ -27,6 +27,12 @@ hypoglycaemia" is in the leaflets of the glucagons, the insulins, repaglinide an
 Increlex (mecasermin) only, and "methaemoglobinaemia" in the methylene blue,
 metoclopramide, Fasturtec (rasburicase) and Fortacin (prilocaine) texts: every other
 product that names it is a member, on the subject and not the answer (A-35).
+
+A-50: the vitamin K antagonists (warfarin, acenocoumarol, phenprocoumon, the
+indanediones; ATC B01AA). The one phytonadione (vitamin K1) label treats "coagulation
+disorders ... caused by vitamin K deficiency or interference with vitamin K activity",
+never warfarin or an overdose. Their condition is ICD-10-CM's "acquired coagulation
+factor deficiency" (D68.4), the words prothrombin complex labels use for it.
 """
 
 from __future__ import annotations
@@ -138,10 +144,24 @@ _OXIDISING = frozenset(
     }
 )
 
+_VITAMIN_K_ANTAGONISTS = frozenset(
+    {
+        "warfarin",
+        "acenocoumarol",
+        "phenprocoumon",
+        "dicumarol",
+        "tioclomarol",
+        "fluindione",
+        "phenindione",
+        "anisindione",
+    }
+)
+
 #: An overdose the antidotes' labels name by a condition, by the vocabulary's canonical
 #: name of that condition: the opioids' (A-34; Narcan's "reversal of opioid depression",
 #: "acute opioid overdosage", Zurnai's "opioid overdose", "reversal of opioid drug
-#: effects") and two by their effect (A-46; the module's docstring).
+#: effects"), two by their effect (A-46) and the vitamin K antagonists' (A-50; the
+#: module's docstring).
 CLASS_OVERDOSES: dict[str, ClassOverdose] = {
     "opioid overdose": ClassOverdose(
         members=_OPIOIDS,
@@ -165,6 +185,11 @@ CLASS_OVERDOSES: dict[str, ClassOverdose] = {
         members=_OXIDISING,
         label_terms=("methemoglobinemia", "methaemoglobinaemia"),
         class_words=re.compile(r"(?:nitrites?|poppers)\b", re.IGNORECASE),
+    ),
+    "Acquired coagulation factor deficiency": ClassOverdose(
+        members=_VITAMIN_K_ANTAGONISTS,
+        label_terms=("interference with vitamin k activity",),
+        class_words=re.compile(r"(?:vitamin[\s-]+k antagonists?|VKAs?)\b", re.IGNORECASE),
     ),
 }
 

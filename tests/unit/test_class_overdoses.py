@@ -41,7 +41,7 @@ def test_a34_an_overdose_to_treat_asks_for_its_antidote(query):
         # more ways to say the amount, the treatment asked
         "sister necked a full box of panadol, what drip do they put you on in a&e",
         "took a load of tapentadol at a party, is there a rescue spray",
-        "INR 9 after i doubled my warfarin by accident, is vitamin k the thing that fixes it",
+        "after i doubled my warfarin by accident, is vitamin k the thing that fixes it",
         "swallowed his whole week of methadone, is there a shot I can give",
         "she necked a full box of paracetamol, what IV drip do they put you on",
     ],

@@ -170,16 +170,19 @@ def boost_terms_for_query(
     vocabulary: Vocabulary,
     related_limit: int = 6,
     related_types: Sequence[str] | None = None,
+    class_limit: int | None = None,
 ) -> list[str]:
     """Tier-2 boost terms (R-T2-5): the query's drugs; else ``related_drugs[:6]`` of each
-    matched entity (of ``related_types``, None: any), de-duplicated in order."""
+    matched entity (of ``related_types``, None: any), de-duplicated in order. A-51: a
+    class's first ``class_limit`` members (None: ``related_limit``)."""
     drugs = vocabulary.match_drug_entities(query)
     if drugs:
         return drugs
     related: list[str] = []
     for entity in vocabulary.match_entities(query):
         if related_types is None or entity.semantic_type in related_types:
-            related.extend(entity.related_drugs[:related_limit])
+            is_class = entity.semantic_type == "class" and class_limit is not None
+            related.extend(entity.related_drugs[: class_limit if is_class else related_limit])
     return list(dict.fromkeys(related))
 
 

@@ -100,6 +100,7 @@ from pipeline.scoring import combination_parts, combination_parts_in_order
 from pipeline.section_symptoms import symptom_lemmas
 from pipeline.spelling import WordSpeller
 from pipeline.spelling_variants import american_key, american_phrase
+from pipeline.stem_classes import STEM_CLASSES, stem_class_members
 from pipeline.text import fold, match_key
 from pipeline.vocabulary import (
     CAPITALISED_WORDS,
@@ -1759,6 +1760,21 @@ def first_word_aliases(rows: list[dict], brands: set[str]) -> int:
     return added
 
 
+def document_openings(data: Path, chars: int = 300) -> list[str]:
+    """Each stored document's name and the first ``chars`` characters of what it is for:
+    an FDA label's product names and indications, an EMA leaflet's product and section 1
+    (A-51: the drugs these name are the documents' subjects)."""
+    openings = []
+    with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            openings.append(f"{' | '.join(row['product_names'])} {row['indications'][:chars]}")
+    for product, leaflet in leaflet_sections(data).items():
+        first = next((text for title, text in leaflet if re.match(r"1\.", title)), "")
+        openings.append(f"{product} {first[:chars]}")
+    return openings
+
+
 def merge_classes(rows: list[dict], classes: list[dict]) -> int:
     """Class rows get their members as related drugs: an existing class row (MeSH) whose
     names share a key with the leaflet class, else a new ``class`` row. Returns the
@@ -1812,7 +1828,11 @@ def build(data: Path, out: Path) -> dict:
         data, _vocabulary_of([d for d in drugs.values() if d["t"] == "drug"])
     )
     CLASSES_OUT.write_text(json.dumps(classes, indent=1, ensure_ascii=False) + "\n")
-    merge_classes(rows, [*classes, *CURATED_CLASSES])
+    # A-51: the INN stem classes, members read off the stored documents' openings
+    stems = stem_class_members(
+        STEM_CLASSES, (r["c"] for r in rows if r["t"] == "drug"), document_openings(data)
+    )
+    merge_classes(rows, [*classes, *CURATED_CLASSES, *stems])
     antibody_aliases = first_word_aliases(rows, brands)
     rare_names = mark_rare_names(data, rows, brands)
     unmatched = sorted({row["c"] for row in rows if row.pop("x", False)})

@@ -1,0 +1,127 @@
+"""Drug classes named by their INN stem, with members read off the stored documents
+(A-51).
+
+Why: a class's members came from the leaflets' own sentences ("belongs to a group of
+medicines called benzodiazepines") and a short curated list. The FDA labels never say a
+class: "Temazepam capsules are indicated for the short-term treatment of insomnia". So
+"benzodiazepine sleeping pill" had one member (remimazolam, a sedative for procedures),
+and R-T2-7 took the temazepam and triazolam labels for other drugs' chunks.
+
+A class here is a family whose members share the stem of their International
+Nonproprietary Name: WHO, "The use of stems in the selection of International
+Nonproprietary Names (INN) for pharmaceutical substances" (2018), e.g. "-azepam" and
+"-azolam" (benzodiazepines), "-sartan" (angiotensin II receptor antagonists), "-setron"
+(5-HT3 antagonists). Its members are the vocabulary's drugs whose canonical name ends
+with the stem and which a stored document has for its subject (its name or opening
+names them), most such documents first: the class's products, not every substance the
+synonym table knows. Stems that also end other words ("-parin" ends heparin, which is no
+low-molecular-weight heparin; "-tidine" ends histidine) are written out as the members'
+stems.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+__all__ = ["STEM_CLASSES", "StemClass", "stem_class_members"]
+
+
+class StemClass:
+    """One class: ``c`` (its name, plural), ``names`` (what questions call it) and
+    ``stem``, a pattern the whole canonical name of a member matches (lower case)."""
+
+    __slots__ = ("c", "names", "stem")
+
+    def __init__(self, c: str, names: Iterable[str], stem: str) -> None:
+        self.c = c
+        self.names = list(dict.fromkeys([c, *names]))
+        self.stem = re.compile(rf"[a-z]*(?:{stem})")
+
+
+def _names(*singulars: str) -> list[str]:
+    """Each name and its plural ("benzodiazepine", "benzodiazepines")."""
+    return [form for name in singulars for form in (name, f"{name}s")]
+
+
+#: The classes (WHO INN stems; the family in brackets where the stem is a family's).
+STEM_CLASSES: list[StemClass] = [
+    StemClass("benzodiazepines", _names("benzodiazepine", "benzo"),
+              r"azepam|azolam|azepate|obazam"),
+    StemClass(
+        "non-benzodiazepine hypnotics",
+        [*_names("Z-drug", "Z drug", "non-benzodiazepine", "nonbenzodiazepine",
+                 "non-benzodiazepine hypnotic", "non-benzodiazepine sleeping pill")],
+        r"zolpidem|zopiclone|eszopiclone|zaleplon",
+    ),
+    StemClass("meglitinides", _names("meglitinide", "glinide", "prandial glucose regulator"),
+              r"glinide"),
+    StemClass("taxanes", _names("taxane"), r"taxel"),
+    StemClass(
+        "volatile anaesthetics",
+        _names("volatile anaesthetic", "volatile anesthetic", "inhaled anaesthetic",
+               "inhaled anesthetic", "inhalational anaesthetic", "inhalational anesthetic",
+               "halogenated anaesthetic", "halogenated anesthetic", "volatile agent"),
+        r"flurane",
+    ),
+    StemClass("cephalosporins", _names("cephalosporin"), r"(?<=^ce)(?:f|ph)[a-z]+"),
+    StemClass("carbapenems", _names("carbapenem"), r"penem"),
+    StemClass("tetracyclines", _names("tetracycline antibiotic"), r"cycline"),
+    StemClass("macrolides", _names("macrolide", "macrolide antibiotic"), r"thromycin"),
+    StemClass("fluoroquinolones", _names("fluoroquinolone", "quinolone antibiotic"), r"oxacin"),
+    StemClass("azole antifungals", _names("azole antifungal", "triazole antifungal",
+                                          "imidazole antifungal"), r"conazole"),
+    StemClass("angiotensin II receptor antagonists",
+              _names("sartan", "angiotensin receptor blocker"), r"sartan"),
+    StemClass("beta blockers", _names("beta blocker", "beta-blocker", "beta-adrenergic blocker"),
+              r"olol|alol|ilol"),
+    StemClass("dihydropyridine calcium channel blockers",
+              _names("dihydropyridine", "dihydropyridine calcium channel blocker"), r"dipine"),
+    StemClass("proton pump inhibitors", _names("prazole"), r"(?<!pi)prazole"),  # aripiprazole
+    StemClass("H2 receptor antagonists",
+              _names("H2 blocker", "H2 antagonist", "H2 receptor antagonist",
+                     "H2-receptor antagonist", "histamine H2 antagonist"),
+              r"(?:cime|famo|rani|niza|roxa|lafu)tidine"),
+    StemClass("triptans", _names("triptan"), r"triptan"),
+    StemClass("5-HT3 antagonists",
+              _names("5-HT3 antagonist", "5-HT3 receptor antagonist", "setron",
+                     "serotonin 5-HT3 antagonist"), r"setron"),
+    StemClass("low-molecular-weight heparins",
+              _names("low molecular weight heparin", "low-molecular-weight heparin", "LMWH"),
+              r"(?:enoxa|dalte|tinza|certo|parna|revi|bemi|nadro)parin"),
+    StemClass("factor Xa inhibitors", _names("factor Xa inhibitor", "Xa inhibitor"), r"xaban"),
+    StemClass("anthracyclines", _names("anthracycline"), r"rubicin"),
+    StemClass("platinum agents", _names("platinum agent", "platinum compound",
+                                        "platinum-based chemotherapy", "platinum drug"), r"platin"),
+    StemClass("vinca alkaloids", _names("vinca alkaloid"),
+              r"(?<=^vin)(?:cristine|blastine|orelbine|desine|flunine)"),
+    StemClass("leukotriene receptor antagonists",
+              _names("leukotriene receptor antagonist", "leukotriene antagonist"), r"lukast"),
+    StemClass("COX-2 inhibitors", _names("coxib"), r"coxib"),
+    StemClass("thrombolytics", _names("thrombolytic", "clot-busting drug", "clot buster"),
+              r"teplase"),
+]  # fmt: skip
+
+
+def stem_class_members(
+    classes: Iterable[StemClass], drugs: Iterable[str], openings: Iterable[str]
+) -> list[dict]:
+    """The classes in the shape of the leaflets' classes (``c``, ``names``, ``members``),
+    each with the ``drugs`` (the vocabulary's canonical drug names) whose whole name its
+    stem matches and which at least one of ``openings`` (a stored document's name and
+    first characters, any case) names as a word, most openings first, then by name. A
+    class with no such member is left out."""
+    folded = [f" {re.sub(r'[^a-z0-9]+', ' ', text.lower())} " for text in openings]
+    names = sorted({drug.lower() for drug in drugs})
+    rows = []
+    for cls in classes:
+        counts: Counter[str] = Counter()
+        for name in names:
+            if cls.stem.fullmatch(name):
+                key = f" {re.sub(r'[^a-z0-9]+', ' ', name).strip()} "
+                counts[name] = sum(key in text for text in folded)
+        members = [name for name, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])) if n]
+        if members:
+            rows.append({"c": cls.c, "names": list(cls.names), "members": members})
+    return rows

@@ -313,12 +313,8 @@ def _fuse(
     # "overdose" in "antidote for paracetamol overdose" names the case, not a section
     cues = () if reversal else intent.section_cues
     drugs = boost_terms_for_query(
-        query,
-        vocabulary,
-        settings.related_drugs_limit,
-        settings.related_drug_types,
-        settings.class_members_limit,
-    )
+        query, vocabulary, settings.related_drugs_limit, settings.related_drug_types,
+        settings.class_members_limit)
     protected = protected_drugs(nodes, query, drugs, vocabulary, settings.cross_drug_terms)
     if reversal:  # the antidote's label names the class's overdose, not the drug
         drugs, protected = reversal_subject(query, vocabulary, drugs, protected)

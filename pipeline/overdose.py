@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.overdose_classes import class_overdose_of, names_a_class_at
+from pipeline.overdose_classes import class_overdose_of, names_a_class_at, overdose_told_by_result
 from pipeline.overdose_questions import overdose_spans
 from pipeline.reversal import REVERSAL_CUE, WEAK_REVERSAL_CUE, asks_for_reversal
 from pipeline.text_normalise import APOSTROPHES
@@ -164,7 +164,7 @@ _SAID = re.compile(r"\s*(?:overdos(?:e|age)|poisoning|intoxication|toxicity)\b",
 #: and a dosage form ("too many Nurofen Plus 200mg tablets (Nurofen overdose)").
 _NAME_TAIL = re.compile(
     r"(?:\s+(?:\d+(?:\.\d+)?\s*(?i:mg|mcg|micrograms?|g|ml|units?)\b|"
-    r"(?!(?i:twice)\b)[A-Z][A-Za-z0-9-]+\b|"
+    r"(?!(?i:twice|INR)\b)[A-Z][A-Za-z0-9-]+\b|"
     r"(?i:tablets?|pills?|capsules?|caps|patch(?:es)?|injections?|doses?|jabs?|shots?|"
     r"sachets?|drops?|pens?)\b))*"
 )
@@ -280,6 +280,7 @@ def _read_name(
     end = _JOINED.match(text, _NAME_TAIL.match(text, match.end).end()).end()
     end = _NAME_TAIL.match(text, end).end()  # "oxycodone/acetaminophen 5mg tablets"
     cued = _taken_beyond_its_dose(text, before, match.start, end, prescribed)
+    cued = cued or overdose_told_by_result(match.entity.canonical, text)  # "INR 9"
     said = _SAID.match(text, end)
     if not named and not (cued or said):
         return None  # "how do I reverse insulin resistance"

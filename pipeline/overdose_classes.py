@@ -32,7 +32,9 @@ A-50: the vitamin K antagonists (warfarin, acenocoumarol, phenprocoumon, the
 indanediones; ATC B01AA). The one phytonadione (vitamin K1) label treats "coagulation
 disorders ... caused by vitamin K deficiency or interference with vitamin K activity",
 never warfarin or an overdose. Their condition is ICD-10-CM's "acquired coagulation
-factor deficiency" (D68.4), the words prothrombin complex labels use for it.
+factor deficiency" (D68.4), the words prothrombin complex labels use for it. An INR of 5
+or more beside a member says its overdose as a word of taking would ("mum is on
+warfarin and her INR came back at 9").
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ __all__ = [
     "class_overdose_of",
     "class_overdose_terms",
     "names_a_class_at",
+    "overdose_told_by_result",
 ]
 
 
@@ -64,6 +67,9 @@ class ClassOverdose:
     #: Words a question names the class with ("what reverses opioids"), not as the
     #: cause of another condition ("opioid-induced constipation").
     class_words: re.Pattern[str]
+    #: A-50: a result that says a member's overdose with no word of taking ("her INR came
+    #: back at 9"); None: none.
+    result: re.Pattern[str] | None = None
 
 
 _OPIOIDS = frozenset(
@@ -157,6 +163,19 @@ _VITAMIN_K_ANTAGONISTS = frozenset(
     }
 )
 
+#: A-50: an INR of 5 or more (2-3 is the usual target; the BNF treats 5-8 and above as
+#: over-anticoagulation), "INR came back 9", "INR: 6.2", "INR >10", "supratherapeutic
+#: INR"; not "INR 2.5", "INR of 4.8", a time ("recheck INR 7 days after", "INR at 9am"),
+#: a date ("INR 12/05") or a sum ("INR 5,000").
+_HIGH_INR = re.compile(
+    r"\bINR\s*(?:[:=>]\s*|(?:(?:came|comes)\s+back|is|was|of|at|now|reading|level|has|have|"
+    r"risen|rose|gone|went|climbed|up|to|above|over|(?:greater|more)\s+than)\s+){0,4}"
+    r"(?:[5-9]|[1-9]\d)(?:\.\d+)?(?!\d|/|,\d|\.\d|\s*(?:%|[ap]\.?m\b|(?:mg|units?|days?|"
+    r"weeks?|months?|years?|hours?|hrs?|h|minutes?|mins?|seconds?|secs?|s)\b))"
+    r"|\bsupratherapeutic\s+INR\b",
+    re.IGNORECASE,
+)
+
 #: An overdose the antidotes' labels name by a condition, by the vocabulary's canonical
 #: name of that condition: the opioids' (A-34; Narcan's "reversal of opioid depression",
 #: "acute opioid overdosage", Zurnai's "opioid overdose", "reversal of opioid drug
@@ -190,6 +209,7 @@ CLASS_OVERDOSES: dict[str, ClassOverdose] = {
         members=_VITAMIN_K_ANTAGONISTS,
         label_terms=("interference with vitamin k activity",),
         class_words=re.compile(r"(?:vitamin[\s-]+k antagonists?|VKAs?)\b", re.IGNORECASE),
+        result=_HIGH_INR,
     ),
 }
 
@@ -205,6 +225,15 @@ def class_overdose_of(canonical: str) -> str | None:
         if parts & overdose.members or words & overdose.members:
             return condition
     return None
+
+
+def overdose_told_by_result(canonical: str, text: str) -> bool:
+    """Whether ``text`` gives a result that says an overdose of the drug the vocabulary
+    names ``canonical`` (A-50: "INR came back 9" beside warfarin); False for a drug of no
+    class overdose with such a result."""
+    condition = class_overdose_of(canonical)
+    result = CLASS_OVERDOSES[condition].result if condition else None
+    return bool(result and result.search(text))
 
 
 def class_overdose_terms(query: str, vocabulary: Vocabulary) -> list[str]:

@@ -5,8 +5,7 @@ tablets (oxycodone overdose), what do paramedics give" ask for the antidote as
 of my oxycodone (oxycodone overdose), what should I do" ask no treatment, and the drug's
 own leaflet answers them.
 
-The overdose must be said in words ("overdose", "an OD", "poisoning", "intoxication";
-since A-50 an INR of 5 or more, a vitamin K antagonist's overdose told by its result):
+The overdose must be said in words ("overdose", "an OD", "poisoning", "intoxication"):
 an amount taken ("took too many", "took double his dose") says one only before a drug's
 name, which A-30 (``pipeline.overdose``) reads with the vocabulary and glosses as
 "(<drug> overdose)" before this cue reads the question; "took a handful of almonds",
@@ -28,12 +27,7 @@ _APOSTROPHES = "'\u2019"
 
 _STRONG_OVERDOSE = re.compile(
     r"\b(?:overdos\w*|an?\s+(?-i:OD)\b|(?-i:OD)\s+on\b|"
-    rf"od(?:[{_APOSTROPHES}]d|ed|ing)\b|poison(?:ing|ed)\b|intoxication|"
-    # A-50: an INR of 5 or more (2-3 is the target range; the BNF treats 5-8 and above
-    # as a vitamin K antagonist's overdose), or "supratherapeutic"
-    r"INR\s+(?:(?:came\s+back|comes\s+back|is|was|of|at|now|reading|level|"
-    r"went\s+up\s+to|up\s+to|has\s+gone\s+up\s+to)\s+){0,3}"
-    r"(?:[5-9]|[1-9]\d)(?:\.\d+)?(?!\.?\d|\s*(?:%|mg\b|units?\b))|supratherapeutic\s+INR)",
+    rf"od(?:[{_APOSTROPHES}]d|ed|ing)\b|poison(?:ing|ed)\b|intoxication)",
     re.IGNORECASE,
 )
 

@@ -4,8 +4,7 @@
 import pytest
 
 from pipeline.overdose import glossed_overdoses
-from pipeline.overdose_classes import class_overdose_of
-from pipeline.overdose_questions import overdose_spans, says_an_overdose
+from pipeline.overdose_classes import class_overdose_of, overdose_told_by_result
 from pipeline.reversal import asks_for_reversal, reversal_query
 from pipeline.schema import QueryRetrievalIntent
 from pipeline.settings import Tier2Settings
@@ -42,11 +41,17 @@ def test_a50_class_overdose_of_a_vitamin_k_antagonist(canonical, condition):
         "INR is 12 today",
         "my inr 7",
         "INR 5.5.",
+        "INR: 6.2",
+        "INR=9",
+        "INR >10",
+        "INR above 9",
+        "her INR has risen to 7",
         "supratherapeutic INR",
     ],
 )
-def test_a50_an_inr_of_5_or_more_says_an_overdose(text):
-    assert overdose_spans(text) and says_an_overdose(text, strong_only=True)
+def test_a50_an_inr_of_5_or_more_says_a_warfarin_overdose(text):
+    assert overdose_told_by_result("warfarin", text)
+    assert not overdose_told_by_result("apixaban", text)  # no such result for its class
 
 
 @pytest.mark.parametrize(
@@ -57,10 +62,16 @@ def test_a50_an_inr_of_5_or_more_says_an_overdose(text):
         "INR between 2 and 3",
         "INR 5% higher with the new brand",
         "an INR test every 4 weeks",
+        "recheck INR 7 days after a dose change",
+        "INR of 10 days",
+        "INR at 9am",
+        "INR 12/05",
+        "INR 5 minutes",
+        "INR 5,000",
     ],
 )
-def test_a50_an_inr_in_or_near_range_says_none(text):
-    assert not overdose_spans(text)
+def test_a50_an_inr_in_range_a_time_or_a_date_says_none(text):
+    assert not overdose_told_by_result("warfarin", text)
 
 
 @pytest.mark.parametrize(
@@ -69,6 +80,9 @@ def test_a50_an_inr_in_or_near_range_says_none(text):
         "toddler may have overdosed on grandma's warfarin tablets, what fixes the clotting",
         "mum is on warfarin and her INR came back at 9, gums bleeding. what will the dr give her",
         "too many sintrom tablets, what is the antidote",
+        # the result after a capitalised word stays the result, not the name's tail
+        "warfarin INR 9, what do paramedics give",
+        "Coumadin INR came back 9, how is it treated",
     ],
 )
 def test_a50_the_overdose_gets_its_class_and_the_labels_words(vocabulary, question):
@@ -84,10 +98,23 @@ def test_a50_the_overdose_gets_its_class_and_the_labels_words(vocabulary, questi
         "warfarin dose for atrial fibrillation",
         "my INR was 2.4, can I keep taking warfarin with cranberry juice",
         "what reverses apixaban after too many tablets",
+        "INR 5 days after starting warfarin for DVT treatment",
+        "warfarin treatment: recheck INR 7 days after a dose change",
     ],
 )
 def test_a50_no_class_where_no_vitamin_k_antagonist_overdose(vocabulary, question):
     assert CONDITION not in glossed_overdoses(question, vocabulary)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "cirrhosis with INR of 6, what treatment",
+        "INR 6 in a child with rat poison, treatment",
+    ],
+)
+def test_a50_a_high_inr_with_no_vitamin_k_antagonist_asks_no_reversal(vocabulary, question):
+    assert not asks_for_reversal(glossed_overdoses(question, vocabulary))
 
 
 async def test_a50_phytonadione_answers_a_warfarin_overdose(vocabulary):

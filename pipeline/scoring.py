@@ -172,9 +172,9 @@ def boost_terms_for_query(
     related_types: Sequence[str] | None = None,
     class_limit: int | None = None,
 ) -> list[str]:
-    """Tier-2 boost terms (R-T2-5): the query's drugs; else ``related_drugs[:6]`` of each
-    matched entity (of ``related_types``, None: any), de-duplicated in order. A-51: a
-    class's first ``class_limit`` members (None: ``related_limit``)."""
+    """Tier-2 boost terms (R-T2-5): the query's drugs; else ``related_drugs[:related_limit]``
+    of each matched entity (of ``related_types``, None: any), de-duplicated in order;
+    A-51: a class's first ``class_limit`` members (None: ``related_limit``)."""
     drugs = vocabulary.match_drug_entities(query)
     if drugs:
         return drugs

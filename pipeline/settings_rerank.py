@@ -199,7 +199,8 @@ class Tier2Settings(_Frozen):
     #: A-51: how many members of a drug class (an entity typed ``class``) are boost terms,
     #: in the class's order; R-T2-5's ``related_drugs_limit`` for the other types. A class
     #: is its members: past the limit, a member's own label takes R-T2-7's cross-drug
-    #: penalty ("benzodiazepine for insomnia": temazepam is the tenth).
+    #: penalty ("benzodiazepine for insomnia": temazepam is the ninth member). It counts for
+    #: the leaflets' broad classes too ("antibiotics", "antivirals").
     class_members_limit: int = Field(12, ge=0)
     #: entity types whose related drugs are boost terms of a question that names no drug
     #: (R-T2-5); None: every type (the seed)

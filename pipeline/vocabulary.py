@@ -56,6 +56,7 @@ from pipeline.vocabulary_matching import (
     suffix_matches,
     with_salt_words,
     without_modifier_drugs,
+    without_negated_classes,
 )
 from pipeline.vocabulary_rules import (
     CAPITALISED_WORDS,
@@ -302,7 +303,8 @@ class Vocabulary:
         if correct_typos:
             matches.extend(typo_matches(text, matches, self.correct))
         matches.extend(suffix_matches(text, matches, self.get))
-        matches = sorted(without_modifier_drugs(text, matches), key=lambda m: m.start)
+        matches = without_negated_classes(text, without_modifier_drugs(text, matches))
+        matches = sorted(matches, key=lambda m: m.start)
         matches = without_context_drugs(text, matches) if question else matches
         if len(text) <= 4 * TYPO_MAX_CHARS:
             self._cache[cache_key] = tuple(matches)

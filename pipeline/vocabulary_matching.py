@@ -53,8 +53,9 @@ _SENTENCE_END_RE = re.compile(r"[.!?;\n]")
 #: name ending in a letter is not matched before a hyphen and a number, "anti-IL-5"; 4: a
 #: drug name before a modifier head word is no drug match, "somatostatin analogue"; 5: any
 #: dash or space between them; 6: "-induced" is no such word, "adalimumab-induced lupus";
-#: 7: no name starts after a word's apostrophe, "grandma's warfarin" is no "s-warfarin").
-MATCH_RULES_VERSION = 7
+#: 7: no name starts after a word's apostrophe, "grandma's warfarin" is no "s-warfarin";
+#: 8: no class that "non-" negates, A-52).
+MATCH_RULES_VERSION = 8
 
 #: Words after a drug name that make the name a modifier of another thing (A-17): a
 #: class named after what it mimics or blocks ("somatostatin analogue", "aldosterone
@@ -257,4 +258,27 @@ def without_modifier_drugs(text: str, matches: Sequence[EntityMatch]) -> list[En
         match
         for match in matches
         if not (match.entity.is_drug and _MODIFIER_TAIL_RE.match(text, match.end))
+    ]
+
+
+#: A-52: "non-" right before a name: "non-dihydropyridine calcium channel blocker" asks
+#: for the members that are not dihydropyridines.
+_NEGATED_BEFORE_RE = re.compile(
+    rf"(?<![^\W\d_])non[^\S\n]*[{re.escape(_DASHES)}\u00ad]?[^\S\n]*$", re.IGNORECASE
+)
+
+
+def without_negated_classes(text: str, matches: Sequence[EntityMatch]) -> list[EntityMatch]:
+    """``matches`` less the drug classes ``text`` negates with "non-" right before them
+    (A-52): in "non-dihydropyridine calcium channel blocker for hypertension" the
+    dihydropyridines are what is not asked for, the calcium channel blockers stay. A
+    class whose own name holds the "non-" ("non-benzodiazepine hypnotics") is matched
+    whole and kept; other matches are kept in order."""
+    return [
+        match
+        for match in matches
+        if not (
+            match.entity.semantic_type == "class"
+            and _NEGATED_BEFORE_RE.search(text, max(0, match.start - 8), match.start)
+        )
     ]

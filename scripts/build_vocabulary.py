@@ -1760,16 +1760,19 @@ def first_word_aliases(rows: list[dict], brands: set[str]) -> int:
     return added
 
 
-def document_openings(data: Path, chars: int = 300) -> list[str]:
+def document_openings(
+    data: Path, sections: dict[str, list[tuple[str, str]]], chars: int = 300
+) -> list[str]:
     """Each stored document's name and the first ``chars`` characters of what it is for:
     an FDA label's product names and indications, an EMA leaflet's product and section 1
-    (A-51: the drugs these name are the documents' subjects)."""
+    (``sections``: ``leaflet_sections``; A-51: the drugs these name are the documents'
+    subjects)."""
     openings = []
     with open(data / "drug_labels" / "fda_indications.jsonl", encoding="utf-8") as handle:
         for line in handle:
             row = json.loads(line)
             openings.append(f"{' | '.join(row['product_names'])} {row['indications'][:chars]}")
-    for product, leaflet in leaflet_sections(data).items():
+    for product, leaflet in sections.items():
         first = next((text for title, text in leaflet if re.match(r"1\.", title)), "")
         openings.append(f"{product} {first[:chars]}")
     return openings
@@ -1791,7 +1794,10 @@ def merge_classes(rows: list[dict], classes: list[dict]) -> int:
             row = {"c": cls["c"], "t": "class", "a": [], "r": []}
             rows.append(row)
         known = {match_key(name) for name in (row["c"], *row["a"])}
-        row["a"].extend(n for n in cls["names"] if match_key(n) not in known)
+        for name in cls["names"]:  # once per key: "Z-drug" and "Z drug" are one name
+            if match_key(name) not in known:
+                row["a"].append(name)
+                known.add(match_key(name))
         row["r"] = list(dict.fromkeys([*row.get("r", []), *cls["members"]]))
         for key in keys:
             by_key.setdefault(key, row)
@@ -1830,7 +1836,7 @@ def build(data: Path, out: Path) -> dict:
     CLASSES_OUT.write_text(json.dumps(classes, indent=1, ensure_ascii=False) + "\n")
     # A-51: the INN stem classes, members read off the stored documents' openings
     stems = stem_class_members(
-        STEM_CLASSES, (r["c"] for r in rows if r["t"] == "drug"), document_openings(data)
+        STEM_CLASSES, (r["c"] for r in rows if r["t"] == "drug"), document_openings(data, sections)
     )
     merge_classes(rows, [*classes, *CURATED_CLASSES, *stems])
     antibody_aliases = first_word_aliases(rows, brands)

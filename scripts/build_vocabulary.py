@@ -589,6 +589,9 @@ BRITISH_APPROVED_NAMES: dict[str, str] = {
     "risedronate": "risedronic acid",
     "etidronate": "etidronic acid",
     "tiludronate": "tiludronic acid",
+    # the synonym table's DrugBank row of phytomenadione (BAN, INN: Konakion,
+    # phylloquinone) beside the US name's MedlinePlus row, which the FDA label's product is
+    "vitamin k 1": "phytonadione",
 }
 
 

@@ -144,3 +144,10 @@ async def test_a50_phytonadione_answers_a_warfarin_overdose(vocabulary):
     plain = glossed_overdoses(question, vocabulary, class_overdoses=False)
     before = await rerank(nodes, plain, DRUG, vocabulary, scores, tier2=tuned)
     assert ids(before.nodes)[0] != "phytonadione-s1"
+
+
+@pytest.mark.parametrize("name", ["Konakion", "phylloquinone", "phytomenadione", "vitamin K1"])
+def test_a50_vitamin_k1_is_one_drug_row(vocabulary, name):
+    # the synonym table's DrugBank row of vitamin K1 merges into the FDA label's drug
+    (match,) = vocabulary.find(f"{name} after a warfarin overdose")[:1]
+    assert match.entity.canonical == "phytonadione" and match.surface == name

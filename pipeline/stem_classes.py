@@ -55,8 +55,8 @@ STEM_CLASSES: list[StemClass] = [
               r"azepam|azolam|azepate|obazam"),
     StemClass(
         "non-benzodiazepine hypnotics",
-        [*_names("Z-drug", "Z drug", "non-benzodiazepine", "nonbenzodiazepine",
-                 "non-benzodiazepine hypnotic", "non-benzodiazepine sleeping pill")],
+        _names("Z-drug", "Z drug", "non-benzodiazepine", "nonbenzodiazepine",
+               "non-benzodiazepine hypnotic", "non-benzodiazepine sleeping pill"),
         r"zolpidem|zopiclone|eszopiclone|zaleplon",
     ),
     StemClass("meglitinides", _names("meglitinide", "glinide", "prandial glucose regulator"),
@@ -116,16 +116,23 @@ def stem_class_members(
     stem matches and which at least one of ``openings`` (a stored document's name and
     first characters, any case) names as a word, most openings first, then by name. A
     class with no such member is left out."""
-    folded = [f" {re.sub(r'[^a-z0-9]+', ' ', text.lower())} " for text in openings]
+    folded = [_as_words(text) for text in openings]
     names = sorted({drug.lower() for drug in drugs})
     rows = []
     for cls in classes:
         counts: Counter[str] = Counter()
         for name in names:
             if cls.stem.fullmatch(name):
-                key = f" {re.sub(r'[^a-z0-9]+', ' ', name).strip()} "
+                key = _as_words(name)
                 counts[name] = sum(key in text for text in folded)
         members = [name for name, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])) if n]
         if members:
             rows.append({"c": cls.c, "names": list(cls.names), "members": members})
     return rows
+
+
+def _as_words(text: str) -> str:
+    """``text`` lower case, each run of other characters than letters and digits one
+    space, with a space at each end: a name is a word of a text when its own form is in
+    the text's."""
+    return f" {re.sub(r'[^a-z0-9]+', ' ', text.lower()).strip()} "

@@ -12,7 +12,9 @@ give the names people write:
   way round: "high blood pressure (hypertension)", "herpes zoster (shingles)";
 - ``other_spelling``: the British spelling the leaflets use ("anaemia", "oedema");
 - ``SHORT_FORMS``: clinicians' shorthand for the start of a name ("hep B"), and a name
-  less its number suffix ("COVID-19" -> "covid").
+  less its number suffix ("COVID-19" -> "covid");
+- ``plural_name`` (A-54): the name in the plural ("migraines", "urinary tract
+  infections", "cold sores"), kept where the stored texts write it.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ __all__ = [
     "leaflet_lay_names",
     "other_spelling",
     "phrase_counts",
+    "plural_name",
+    "plural_word",
     "short_forms",
 ]
 
@@ -321,3 +325,38 @@ def other_spelling(name: str, respell: Mapping[str, str]) -> str | None:
     if [w.lower() for w in changed] == [w.lower() for w in words]:
         return None
     return " ".join(changed)
+
+
+#: Last words left alone: singular already ("measles", "mumps", "rickets"), or whose
+#: plural is irregular ("-sis" -> "-ses") or "-es" ("rashes"), which ``plural_word`` does
+#: not form.
+_NO_PLURAL_ENDINGS = ("s", "x", "z", "ch", "sh")
+
+
+def plural_name(name: str) -> str | None:
+    """``name`` with its last word in the plural ("Migraine" -> "Migraines", "Urinary
+    tract infection" -> "Urinary tract infections", "Allergy" -> "Allergies"), or None
+    where the last word ends in s, x, z, ch or sh (psoriasis, measles, rash) or is not a
+    lower-case or capitalised word of three letters or more ("hepatitis B"). A-54:
+    questions write conditions in the plural ("my migraines", "cold sores") and
+    ICD-10-CM titles in the singular, so "migraines" named no condition. Only the last
+    word is made plural, and irregular nouns come out wrong ("Infection of bladders",
+    "Head louses"): the build keeps only the plurals the stored texts write."""
+    head, _, last = name.rpartition(" ")
+    if len(last) < 3 or not last.isalpha() or not (last.islower() or last.istitle()):
+        return None
+    if last.lower().endswith(_NO_PLURAL_ENDINGS):
+        return None
+    written = plural_word(last.lower())
+    written = written if last.islower() else written.capitalize()
+    return f"{head} {written}" if head else written
+
+
+def plural_word(word: str) -> str:
+    """The regular English plural of a noun that does not end in s, x, z, ch or sh (those
+    form "-es", and are not handled): a consonant and a lower-case "y" -> "ies"
+    ("allergy" -> "allergies"), else "s" added ("migraine" -> "migraines", "SSRI" ->
+    "SSRIs", an abbreviation in capitals)."""
+    if word.endswith("y") and word[-2:-1].lower() not in ("", "a", "e", "i", "o", "u"):
+        return word[:-1] + "ies"
+    return word + "s"

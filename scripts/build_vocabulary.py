@@ -89,9 +89,13 @@ from wordfreq import top_n_list, zipf_frequency
 
 from pipeline.abbreviations import condition_abbreviations, defined_abbreviations
 from pipeline.condition_names import (
+    MIN_STORED_MENTIONS,
     core_condition_rows,
     leaflet_lay_names,
     other_spelling,
+    phrase_counts,
+    plural_name,
+    plural_word,
     short_forms,
 )
 from pipeline.ingest.read_drug_labels import split_local_representatives
@@ -268,6 +272,27 @@ CURATED_CLASSES: list[dict] = [
                     "atogepant"],
     },
     {
+        # A-53: "factor VIII" names a dozen products, not the one DrugBank files it under
+        # (beroctocog alfa); the stored ones, most used first (EMA leaflets, FDA labels)
+        "c": "factor VIII products",
+        "names": ["factor VIII", "factor 8", "coagulation factor VIII", "clotting factor VIII",
+                  "recombinant factor VIII", "factor VIII product", "factor VIII products",
+                  "factor VIII concentrate", "factor VIII concentrates"],
+        "members": ["antihemophilic factor, human recombinant", "beroctocog alfa",
+                    "lonoctocog alfa", "turoctocog alfa", "turoctocog alfa pegol",
+                    "rurioctocog alfa pegol", "efmoroctocog alfa", "damoctocog alfa pegol",
+                    "antihemophilic factor human and von willebrand factor human",
+                    "susoctocog alfa"],
+    },
+    {
+        "c": "factor IX products",
+        "names": ["factor IX", "factor 9", "coagulation factor IX", "clotting factor IX",
+                  "factor IX product", "factor IX products", "factor IX concentrate",
+                  "factor IX concentrates"],
+        "members": ["coagulation factor ix (recombinant)", "albutrepenonacog alfa",
+                    "eftrenonacog alfa", "nonacog beta pegol"],
+    },
+    {
         "c": "immune checkpoint inhibitors",
         "names": ["checkpoint inhibitor", "checkpoint inhibitors", "immune checkpoint inhibitor",
                   "immune checkpoint inhibitors"],
@@ -346,6 +371,14 @@ MANUAL_STOP_NAMES = {
     # the organ ("blood tests of your liver and thyroid gland"); the drug row's other
     # names (desiccated thyroid, Armour) stay
     "thyroid gland",
+    # A-53: a family's name or description that the synonym table files under one member:
+    # cyanocobalamin "vitamin b", Adynovi "pegylated recombinant factor viii" (Jivi and
+    # Esperoct are too), beroctocog alfa "factor viii" (now the curated class of factor
+    # VIII products); "PEGylated recombinant factor VIII" kept only one product's
+    # documents (R-T1 entity filter)
+    "vitamin b",
+    "pegylated recombinant factor viii",
+    "pegylated rfviii",
 }
 
 # Body substances that questions and leaflets name as a test value ("uric acid levels",
@@ -880,9 +913,11 @@ def _lay_name(name: str) -> bool:
 def add_condition_names(data: Path, rows: list[dict], word_counts: Counter[str]) -> dict[str, int]:
     """A-24 (``pipeline.condition_names``): new disease rows for the ICD-10-CM titles less
     their qualifiers that the labels write, and as aliases of the disease rows the lay
-    names the leaflets pair them with, their shorthand and their names in the spelling of
-    the stored texts ("anaemia"); a name already in ``rows`` stays where it is. Returns
-    how many of each were added. ``word_counts``: :func:`stored_word_counts`."""
+    names the leaflets pair them with, their shorthand, their names in the spelling of
+    the stored texts ("anaemia"), A-25's curated lay names, and (A-54) every name in the
+    plural that the stored texts write at least ``MIN_STORED_MENTIONS`` times
+    ("migraines"); a name already in ``rows`` stays where it is. Returns how many of each
+    were added. ``word_counts``: :func:`stored_word_counts`."""
     known = {name.lower(): row for row in rows for name in (row["c"], *row["a"])}
     with open(data / "vocabulary" / "icd10cm.tsv", encoding="utf-8") as handle:
         icd = [(row["code"], row["description"]) for row in csv.DictReader(handle, delimiter="\t")]
@@ -896,7 +931,13 @@ def add_condition_names(data: Path, rows: list[dict], word_counts: Counter[str])
     diseases = [row for row in rows if row["t"] == "disease"]
     owner = {name.lower(): row for row in diseases for name in (row["c"], *row["a"])}
     known.update(owner)
-    added = {"core_names": len(cores), "lay_names": 0, "short_forms": 0, "spellings": 0}
+    added = {
+        "core_names": len(cores),
+        "lay_names": 0,
+        "short_forms": 0,
+        "spellings": 0,
+        "plurals": 0,
+    }
     lay = leaflet_lay_names(texts, owner)
     lay = {condition: [n for n in names if _lay_name(n)] for condition, names in lay.items()}
     every = [(row, name) for row in diseases for name in (row["c"], *row["a"])]
@@ -905,13 +946,44 @@ def add_condition_names(data: Path, rows: list[dict], word_counts: Counter[str])
         ("short_forms", [(r, f) for r, n in every for f in short_forms(n)]),
         ("spellings", [(r, f) for r, n in every if (f := other_spelling(n, respell))]),
     ):
-        for row, name in pairs:
-            if name.lower() not in known and filter_reason(name, "disease") is None:
-                row["a"].append(name)
-                known[name.lower()] = row
-                added[kind] += 1
+        _add_new_names(row_names=pairs, known=known, added=added, kind=kind)
     added["curated_lay_names"] = add_curated_lay_names(rows, known)
+    # A-54: every name so far, the curated lay names too ("peptic ulcers"), in the plural
+    # where the stored texts write it as often as a core name (not ICD's "Pain in right
+    # hands"); broad groups ("infectious diseases") also name societies and institutes
+    diseases = [row for row in rows if row["t"] == "disease"]
+    every = [(row, name) for row in diseases for name in (row["c"], *row["a"])]
+    plurals = [
+        (r, f) for r, n in every if (f := plural_name(n)) and n.lower() not in _GROUP_CONDITIONS
+    ]
+    written = phrase_counts(texts, {f.lower() for _, f in plurals})
+    plurals = [(r, f) for r, f in plurals if written[f.lower()] >= MIN_STORED_MENTIONS]
+    _add_new_names(row_names=plurals, known=known, added=added, kind="plurals")
     return added
+
+
+#: A-54: condition groups whose plural names a body more often than a condition ("the
+#: Infectious Diseases Society of America", "National Institute of ... Kidney Diseases").
+_GROUP_CONDITIONS = frozenset(
+    {"infectious disease", "heart disease", "liver disease", "kidney disease", "neoplasm",
+     "inflammatory disorder", "mood disorder", "sexually transmitted disease"}
+)  # fmt: skip
+
+
+def _add_new_names(
+    row_names: Iterable[tuple[dict, str]],
+    known: dict[str, dict],
+    added: dict[str, int],
+    kind: str,
+) -> None:
+    """Each ``(row, name)`` pair's name as an alias of its row, unless ``known`` (lower-case
+    name -> its row; updated in place) has it already, for another row or this one, or A-6
+    filters it as a disease name; ``added[kind]`` counts the names added (in place)."""
+    for row, name in row_names:
+        if name.lower() not in known and filter_reason(name, "disease") is None:
+            row["a"].append(name)
+            known[name.lower()] = row
+            added[kind] += 1
 
 
 def add_curated_lay_names(rows: list[dict], known: dict[str, dict]) -> int:
@@ -1511,9 +1583,7 @@ def _singular(name: str) -> str:
 
 def _plural(name: str) -> str:
     words = name.split()
-    last = words[-1]
-    last = last[:-1] + "ies" if last.endswith("y") and last[-2:-1] not in "aeiou" else last + "s"
-    return " ".join([*words[:-1], last])
+    return " ".join([*words[:-1], plural_word(words[-1])])
 
 
 #: "anti" written apart from the word it prefixes.

@@ -76,6 +76,32 @@ def test_the_shipped_vocabulary_reads_the_thyroid_gland_as_no_drug():
     assert vocabulary.match_drug_entities("desiccated thyroid tablets") == ["thyroid"]
 
 
+def test_a53_a_family_name_is_no_one_members_name():
+    # DrugBank files "factor viii" under beroctocog alfa and "pegylated recombinant factor
+    # viii" under Adynovi: the question read as that one product kept only its documents
+    vocabulary = Vocabulary.load(SHIPPED_VOCABULARY)
+    for query in (
+        "PEGylated recombinant factor VIII to prevent bleeding in haemophilia A",
+        "how do I store my son's factor VIII",
+    ):
+        assert vocabulary.match_drug_entities(query) == []
+        found = [(e.canonical, e.semantic_type) for e in vocabulary.match_entities(query)]
+        assert ("factor VIII products", "class") in found
+    factor_viii = vocabulary.get("factor VIII products")
+    # the stored products' substances, Advate's and Kovaltry's first
+    assert {"antihemophilic factor, human recombinant", "beroctocog alfa", "lonoctocog alfa",
+            "damoctocog alfa pegol", "efmoroctocog alfa"} <= set(factor_viii.related_drugs)
+    factor_ix = [e.canonical for e in vocabulary.match_entities("factor IX for haemophilia B")]
+    assert "factor IX products" in factor_ix
+    assert vocabulary.match_drug_entities("vitamin B tablets") == []
+    # a product keeps its own name, and the longer names of the family theirs
+    assert vocabulary.match_drug_entities("Adynovi storage") != []
+    assert vocabulary.match_drug_entities("vitamin B12 injections") == ["vitamin b 12"]
+    assert [
+        e.canonical for e in vocabulary.match_entities("hereditary factor VIII deficiency")
+    ] == ["Hereditary factor VIII deficiency"]
+
+
 @pytest.mark.parametrize(
     ("name", "kind", "reason"),
     [

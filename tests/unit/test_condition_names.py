@@ -9,6 +9,8 @@ from pipeline.condition_names import (
     leaflet_lay_names,
     other_spelling,
     phrase_counts,
+    plural_name,
+    plural_word,
     short_forms,
 )
 from pipeline.lexical import lexical_query_text
@@ -151,6 +153,61 @@ def test_a24_the_shipped_vocabulary_reads_everyday_condition_names(vocabulary, q
         e.canonical for e in vocabulary.match_entities(question) if e.semantic_type == "disease"
     ]
     assert condition in found
+
+
+@pytest.mark.parametrize(
+    ("name", "plural"),
+    [
+        ("Migraine", "Migraines"),
+        ("Urinary tract infection", "Urinary tract infections"),
+        ("Allergy", "Allergies"),
+        ("Hypertensive emergency", "Hypertensive emergencies"),
+        ("nasal polyp", "nasal polyps"),
+        ("Psoriasis", None),  # -sis: the plural is no name people write
+        ("Measles", None),
+        ("Rash", None),
+        ("COVID-19", None),
+        ("hepatitis B", None),  # a letter, not a noun
+    ],
+)
+def test_a54_plural_name(name, plural):
+    assert plural_name(name) == plural
+
+
+@pytest.mark.parametrize(
+    ("question", "condition"),
+    [
+        ("what stops my migraines coming back", "Migraine"),
+        ("recurrent urinary tract infections in women", "Urinary tract infection"),
+        ("do PPIs heal peptic ulcers", "peptic ulcer"),  # a curated lay name's plural
+    ],
+)
+def test_a54_the_shipped_vocabulary_reads_a_condition_in_the_plural(
+    vocabulary, question, condition
+):
+    found = [
+        e.canonical for e in vocabulary.match_entities(question) if e.semantic_type == "disease"
+    ]
+    assert found == [condition]
+
+
+def test_a54_plural_word():
+    assert plural_word("allergy") == "allergies"
+    assert plural_word("day") == "days"
+    assert plural_word("inhibitor") == "inhibitors"
+    assert plural_word("SSRI") == "SSRIs"
+
+
+def test_a54_the_build_keeps_only_plurals_the_stored_texts_write(vocabulary):
+    # ICD's "Pain in right hand" is a row; "pain in right hands" is written nowhere
+    found = [e.canonical for e in vocabulary.match_entities("pain in right hands")]
+    assert "Pain in right hand" not in found
+    assert "Pain in right hand" in [
+        e.canonical for e in vocabulary.match_entities("pain in right hand")
+    ]
+    # nor once or twice ("duodenal ulcers"), nor a group's plural that names a society
+    assert vocabulary.match_entities("duodenal ulcers") == []
+    assert vocabulary.match_entities("Infectious Diseases Society of America") == []
 
 
 @pytest.mark.parametrize("question", ["pain in my chest", "inflammation of the pancreas"])

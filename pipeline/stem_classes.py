@@ -28,6 +28,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from pipeline.condition_names import plural_word
+
 __all__ = ["STEM_CLASSES", "StemClass", "stem_class_members"]
 
 
@@ -45,7 +47,7 @@ class StemClass:
 
 def _names(*singulars: str) -> list[str]:
     """Each name and its plural ("benzodiazepine", "benzodiazepines")."""
-    return [form for name in singulars for form in (name, f"{name}s")]
+    return [form for name in singulars for form in (name, plural_word(name))]
 
 
 #: The classes (WHO INN stems; the family in brackets where the stem is a family's).
